@@ -1,0 +1,45 @@
+# Vatic build, test and run targets. The DuckDB driver links through cgo;
+# the Arrow interface of duckdb-go is opt-in through the duckdb_arrow tag.
+TAGS      ?= duckdb_arrow
+TEST_TAGS ?= $(TAGS) assert
+PURE      := ./ingest/... ./stats/... ./engine/view/... ./columnar ./bench/...
+FUZZTIME  ?= 30s
+
+.PHONY: build run test test-race test-pure bench fuzz lint tidy-check
+
+build:
+	go build -tags '$(TAGS)' -o bin/ ./cmd/...
+
+run:
+	go run -tags '$(TAGS)' ./cmd/vatic serve -log-format text
+
+test:
+	go test -tags '$(TEST_TAGS)' ./...
+
+test-race:
+	go test -race -tags '$(TEST_TAGS)' ./...
+
+test-pure:
+	CGO_ENABLED=0 go test -tags assert $(PURE)
+
+# Micro-benchmarks beside the code (benchstat-compatible), then the
+# whole-system workloads of bench/ against DuckDB's own reader.
+bench: build
+	go test -tags '$(TAGS)' -run '^$$' -bench . -count 6 ./ingest/... ./stats/... ./api/... | tee bench.txt
+	go run ./cmd/bench -vatic bin/vatic | tee -a bench.txt
+
+fuzz:
+	go test -run '^$$' -fuzz '^FuzzCSV$$' -fuzztime $(FUZZTIME) ./ingest
+	go test -run '^$$' -fuzz '^FuzzJSON$$' -fuzztime $(FUZZTIME) ./ingest
+	go test -run '^$$' -fuzz '^FuzzInfer$$' -fuzztime $(FUZZTIME) ./ingest
+	go test -run '^$$' -fuzz '^FuzzParseTime$$' -fuzztime $(FUZZTIME) ./columnar
+	go test -run '^$$' -fuzz '^FuzzQuoteIdent$$' -fuzztime $(FUZZTIME) ./columnar
+	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzParams$$' -fuzztime $(FUZZTIME) ./api
+
+lint:
+	test -z "$$(gofmt -l .)"
+	go vet -tags '$(TAGS)' ./...
+	go tool staticcheck -tags '$(TAGS)' ./...
+
+tidy-check:
+	go mod tidy -diff

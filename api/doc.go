@@ -1,0 +1,6 @@
+// Package api is Vatic's HTTP front: the Nexosis API v1 under /v1 on
+// httprouter. It decodes requests, makes one engine call per handler,
+// encodes responses (data pages straight from Arrow batches) and maps every
+// error to the one error body of the reference (errors.go). It imports only
+// engine and columnar from this module.
+package api

@@ -1,0 +1,16 @@
+package api
+
+import "net/http"
+
+// routes lists every route of the API, one line each (REFERENCE §0.2).
+func (s *Server) routes() {
+	s.route(http.MethodGet, "/healthz", s.healthz)
+
+	s.route(http.MethodGet, "/v1/data", s.listDatasets)
+	s.route(http.MethodPut, "/v1/data/:name", s.putDataset)
+	s.route(http.MethodGet, "/v1/data/:name", s.getDataset)
+	s.route(http.MethodHead, "/v1/data/:name", s.getDataset)
+	s.route(http.MethodDelete, "/v1/data/:name", s.deleteDataset)
+	s.route(http.MethodGet, "/v1/data/:name/stats", s.datasetStats)
+	s.route(http.MethodGet, "/v1/data/:name/stats/:column", s.columnStats)
+}

@@ -1,0 +1,95 @@
+package api
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/vaticml/vatic/engine"
+)
+
+// Plan is an API key's subscription plan.
+type Plan int
+
+// The plans: a community key is refused paid endpoints (contest, 403).
+const (
+	PlanPaid Plan = iota
+	PlanCommunity
+)
+
+// Options configure a Server. Zero values mean the documented defaults.
+type Options struct {
+	// Logger receives one line per request; nil discards them.
+	Logger *slog.Logger
+	// Keys maps each accepted API key to its plan. Empty accepts nothing.
+	Keys map[string]Plan
+	// MaxBodyBytes caps request bodies on the wire and, for uploads, after
+	// decompression (default 1 GiB).
+	MaxBodyBytes int64
+}
+
+// Server answers the Nexosis API v1. It is safe for concurrent use.
+type Server struct {
+	engine   *engine.Engine
+	log      *slog.Logger
+	opts     Options
+	router   *httprouter.Router
+	patterns map[string][][]string // method → route patterns split in segments
+	handler  http.Handler
+}
+
+// New builds the server and its routes.
+func New(e *engine.Engine, opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = 1 << 30
+	}
+	s := &Server{engine: e, log: opts.Logger, opts: opts, patterns: map[string][][]string{}}
+	s.router = httprouter.New()
+	s.router.RedirectTrailingSlash = false
+	s.router.RedirectFixedPath = false
+	s.router.HandleOPTIONS = false
+	s.router.HandleMethodNotAllowed = true
+	s.router.NotFound = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, &engine.Error{Kind: engine.NotFound, Msg: "Resource not found"})
+	})
+	s.router.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, &engine.Error{Kind: engine.NotFound, Msg: "Resource not found: " + r.Method + " is not supported here"})
+	})
+	s.router.PanicHandler = func(w http.ResponseWriter, r *http.Request, v any) {
+		s.log.ErrorContext(r.Context(), "panic", engine.LogRequestID, requestID(r), "panic", v)
+		s.writeError(w, r, &engine.Error{Kind: engine.Internal, Msg: "An unexpected error occurred"})
+	}
+	s.routes()
+	s.handler = s.middleware(s.router)
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// handlerFunc is a handler that returns its error for writeError.
+type handlerFunc func(w http.ResponseWriter, r *http.Request, p httprouter.Params) error
+
+func (s *Server) handle(h handlerFunc) httprouter.Handle {
+	return func(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+		if err := h(w, r, p); err != nil {
+			s.writeError(w, r, err)
+		}
+	}
+}
+
+// route registers one route and remembers its pattern for path
+// normalisation.
+func (s *Server) route(method, pattern string, h handlerFunc) {
+	s.patterns[method] = append(s.patterns[method], splitPath(pattern))
+	s.router.Handle(method, pattern, s.handle(h))
+}
+
+func splitPath(p string) []string {
+	return strings.Split(strings.Trim(p, "/"), "/")
+}

@@ -1,0 +1,37 @@
+package bench_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/vaticml/vatic/bench"
+)
+
+// TestEndToEnd runs every workload, small, against the real binary named by
+// VATIC_BIN (make build && VATIC_BIN=$PWD/bin/vatic go test ./bench -run EndToEnd -v).
+// It checks that the harness works against the server, not the targets:
+// timings at this size say nothing.
+func TestEndToEnd(t *testing.T) {
+	bin := os.Getenv("VATIC_BIN")
+	if bin == "" {
+		t.Skip("VATIC_BIN is not set; build bin/vatic and point VATIC_BIN at it")
+	}
+	var progress strings.Builder
+	cfg := bench.Config{Vatic: bin, Rows: 20_000, Seed: 1, Dir: t.TempDir(), Runs: 1, Progress: &progress}
+	if args := os.Getenv("VATIC_BENCH_SERVE_ARGS"); args != "" {
+		cfg.ServeArgs = strings.Fields(args)
+	}
+	results, err := bench.Run(t.Context(), cfg, bench.Workloads)
+	t.Logf("progress:\n%s", progress.String())
+	if err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	if got := countByName(results); len(got) != 7 {
+		t.Errorf("Run gave results %v, want 7 names with one run each", got)
+	}
+	var out strings.Builder
+	bench.WriteResults(&out, results)
+	bench.WriteSummary(&out, cfg.Runs, bench.Checks(results))
+	t.Logf("report:\n%s", out.String())
+}

@@ -1,0 +1,225 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+)
+
+// Client drives the Nexosis API v1 of one server. It is safe for
+// concurrent use.
+type Client struct {
+	// BaseURL is the API base, ending in the version segment
+	// (http://127.0.0.1:8080/v1).
+	BaseURL string
+	// APIKey is sent in the api-key header of every request.
+	APIKey string
+	// HTTP is the client used; nil means [NewHTTPClient].
+	HTTP *http.Client
+}
+
+// NewHTTPClient returns an HTTP client without timeouts (requests are bounded
+// by their context) and without transparent response compression, so that
+// what is measured is what the server sends.
+func NewHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DisableCompression = true
+	t.Proxy = nil
+	return &http.Client{Transport: t}
+}
+
+// HTTPError is a response with an unexpected status.
+type HTTPError struct {
+	Method, URL string
+	Status      int
+	Body        string // the start of the response body
+}
+
+func (e *HTTPError) Error() string {
+	return fmt.Sprintf("bench: %s %s: status %d: %s", e.Method, e.URL, e.Status, strings.TrimSpace(e.Body))
+}
+
+// maxErrorBody bounds how much of an unexpected response is kept.
+const maxErrorBody = 4 << 10
+
+// PutResult is what the server answered to an import.
+type PutResult struct {
+	// RowCount is the rowCount field of the answer, or -1 when absent.
+	RowCount int64
+	// Body is the start of the JSON answer.
+	Body []byte
+}
+
+// PutCSV uploads the file at path as the rows of dataset name
+// (PUT /data/{name}, Content-Type: text/csv) and waits for the answer.
+// The file is streamed as the body with a known length, never read whole.
+// With gzip set the file must already be gzip-compressed and is sent with
+// Content-Encoding: gzip. Any 2xx answer is a success.
+func (c *Client) PutCSV(ctx context.Context, name, path string, gzip bool) (PutResult, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return PutResult{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return PutResult{}, err
+	}
+	req, err := c.newRequest(ctx, http.MethodPut, c.dataURL(name), f)
+	if err != nil {
+		return PutResult{}, err
+	}
+	req.ContentLength = st.Size()
+	req.Header.Set("Content-Type", "text/csv")
+	if gzip {
+		req.Header.Set("Content-Encoding", "gzip")
+	}
+	resp, err := c.do(req)
+	if err != nil {
+		return PutResult{}, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return PutResult{}, fmt.Errorf("bench: read answer to PUT %s: %w", name, err)
+	}
+	res := PutResult{RowCount: -1, Body: body}
+	var summary struct {
+		RowCount *int64 `json:"rowCount"`
+	}
+	if json.Unmarshal(body, &summary) == nil && summary.RowCount != nil {
+		res.RowCount = *summary.RowCount
+	}
+	return res, nil
+}
+
+// GetStats reads the statistics of every column of dataset name
+// (GET /data/{name}/stats) and returns the stats object of each column.
+func (c *Client) GetStats(ctx context.Context, name string) (map[string]json.RawMessage, error) {
+	req, err := c.newRequest(ctx, http.MethodGet, c.dataURL(name)+"/stats", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Columns map[string]json.RawMessage `json:"columns"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		return nil, fmt.Errorf("bench: decode stats of %s: %w", name, err)
+	}
+	if len(body.Columns) == 0 {
+		return nil, fmt.Errorf("bench: stats of %s: no columns", name)
+	}
+	return body.Columns, nil
+}
+
+// GetAllCSV reads every row of dataset name as CSV (GET /data/{name} with
+// Accept: text/csv and no paging parameters), counting lines as they
+// stream in. It returns the number of data rows (lines after the header)
+// and of body bytes.
+func (c *Client) GetAllCSV(ctx context.Context, name string) (rows, n int64, err error) {
+	req, err := c.newRequest(ctx, http.MethodGet, c.dataURL(name), nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	req.Header.Set("Accept", "text/csv")
+	resp, err := c.do(req)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer resp.Body.Close()
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/csv" {
+		return 0, 0, fmt.Errorf("bench: GET %s as CSV: Content-Type %q", name, resp.Header.Get("Content-Type"))
+	}
+	lines, n, err := CountLines(resp.Body)
+	if err != nil {
+		return 0, n, fmt.Errorf("bench: read CSV of %s after %d bytes: %w", name, n, err)
+	}
+	return max(lines-1, 0), n, nil
+}
+
+// Delete removes dataset name (DELETE /data/{name}).
+func (c *Client) Delete(ctx context.Context, name string) error {
+	req, err := c.newRequest(ctx, http.MethodDelete, c.dataURL(name), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.do(req)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, resp.Body)
+	return resp.Body.Close()
+}
+
+func (c *Client) dataURL(name string) string {
+	return strings.TrimRight(c.BaseURL, "/") + "/data/" + url.PathEscape(name)
+}
+
+func (c *Client) newRequest(ctx context.Context, method, u string, body io.Reader) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("api-key", c.APIKey)
+	req.Header.Set("User-Agent", "vatic-bench/1")
+	return req, nil
+}
+
+// do sends req and turns a non-2xx answer into an *HTTPError.
+func (c *Client) do(req *http.Request) (*http.Response, error) {
+	hc := c.HTTP
+	if hc == nil {
+		hc = defaultHTTP
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		return nil, &HTTPError{Method: req.Method, URL: req.URL.String(), Status: resp.StatusCode, Body: string(b)}
+	}
+	return resp, nil
+}
+
+var defaultHTTP = NewHTTPClient()
+
+// CountLines reads r to the end and returns the number of lines (a last
+// line without a newline counts) and of bytes read. CSV rows of the
+// benchmark table hold no quoted newlines, so lines are rows.
+func CountLines(r io.Reader) (lines, n int64, err error) {
+	buf := make([]byte, 256<<10)
+	var last byte
+	for {
+		k, err := r.Read(buf)
+		if k > 0 {
+			lines += int64(bytes.Count(buf[:k], []byte{'\n'}))
+			last = buf[k-1]
+			n += int64(k)
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return lines, n, err
+		}
+	}
+	if n > 0 && last != '\n' {
+		lines++
+	}
+	return lines, n, nil
+}

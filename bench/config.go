@@ -1,0 +1,115 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// Workload names accepted by [Run].
+const (
+	WorkloadImport = "import" // ImportCSV/plain and ImportCSV/gzip
+	WorkloadStats  = "stats"  // ColumnStats
+	WorkloadCSV    = "csv"    // ReadCSV
+)
+
+// Workloads lists every workload in the order [Run] runs them.
+var Workloads = []string{WorkloadImport, WorkloadStats, WorkloadCSV}
+
+// Config describes one benchmark session. The zero value of each field
+// means the documented default; Vatic and Dir are required.
+type Config struct {
+	// BaseURL is the API base of an already running server, ending in the
+	// version segment (http://127.0.0.1:8080/v1). Empty means the harness
+	// starts its own servers from Vatic: a fresh one, with an empty data
+	// directory, for every import run (so that its peak RSS growth belongs
+	// to that run alone) and one for the read workloads. Peak RSS is only
+	// reported for servers the harness started.
+	BaseURL string
+	// APIKey is sent as the api-key header to BaseURL. Started servers get
+	// a random key instead.
+	APIKey string
+	// Vatic is the path of the vatic binary. Its `sql` subcommand runs the
+	// DuckDB anchor; its `serve` subcommand runs the server when BaseURL is
+	// empty.
+	Vatic string
+	// ServeArgs are extra arguments appended to `vatic serve` (a body-size
+	// limit, for example).
+	ServeArgs []string
+	// Rows is the number of rows of the generated CSV file; default 2,000,000.
+	Rows int
+	// Seed makes the generated file; the same Rows and Seed give the same bytes.
+	Seed int64
+	// Dir holds the generated files, which are reused across sessions, and
+	// the scratch directories (server data, anchor databases) of a session,
+	// which are removed when it ends. Keep it on the disk being measured.
+	Dir string
+	// Runs is how many times each workload runs; default 3. Each run
+	// measures the server and the anchor back to back, in alternating order.
+	Runs int
+	// Progress receives one line per step, for a human watching; nil discards.
+	Progress io.Writer
+}
+
+func (c Config) withDefaults() Config {
+	if c.Rows == 0 {
+		c.Rows = 2_000_000
+	}
+	if c.Runs == 0 {
+		c.Runs = 3
+	}
+	if c.Progress == nil {
+		c.Progress = io.Discard
+	}
+	return c
+}
+
+// Validate reports the first problem with c, after defaults are applied.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	var errs []error
+	if c.Vatic == "" {
+		errs = append(errs, errors.New("bench: Vatic (path of the vatic binary) is required"))
+	}
+	if c.Dir == "" {
+		errs = append(errs, errors.New("bench: Dir is required"))
+	}
+	if c.Rows < 1 {
+		errs = append(errs, fmt.Errorf("bench: Rows = %d, want at least 1", c.Rows))
+	}
+	if c.Runs < 1 {
+		errs = append(errs, fmt.Errorf("bench: Runs = %d, want at least 1", c.Runs))
+	}
+	if c.BaseURL != "" && !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
+		errs = append(errs, fmt.Errorf("bench: BaseURL %q is not an http(s) URL", c.BaseURL))
+	}
+	return errors.Join(errs...)
+}
+
+// ParseWorkloads splits a comma-separated list of workload names, keeping
+// the order of [Workloads] and dropping duplicates.
+func ParseWorkloads(list string) ([]string, error) {
+	want := map[string]bool{}
+	for _, w := range strings.Split(list, ",") {
+		w = strings.TrimSpace(strings.ToLower(w))
+		if w == "" {
+			continue
+		}
+		if !slices.Contains(Workloads, w) {
+			return nil, fmt.Errorf("bench: unknown workload %q (known: %s)", w, strings.Join(Workloads, ","))
+		}
+		want[w] = true
+	}
+	var out []string
+	for _, w := range Workloads {
+		if want[w] {
+			out = append(out, w)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("bench: no workload selected")
+	}
+	return out, nil
+}

@@ -1,0 +1,257 @@
+package bench
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Units of the metrics reported besides ns/op.
+const (
+	UnitRowsPerSec = "rows/s"
+	UnitMBPerSec   = "MB/s"              // 10⁶ bytes per second of the file or response body
+	UnitRSSGrowth  = "peak-rss-growth-B" // VmHWM after the run minus VmRSS before it, bytes
+)
+
+// Metric is one measured value with its unit.
+type Metric struct {
+	Value float64
+	Unit  string
+}
+
+// Result is one run of one side (vatic or duckdb) of a workload.
+type Result struct {
+	// Name is the benchmark name without the Benchmark prefix, ending in
+	// the side: ImportCSV/plain/impl=vatic, ColumnStats/impl=duckdb.
+	Name    string
+	Elapsed time.Duration
+	Metrics []Metric
+}
+
+// Metric returns the value of the metric with unit u, and whether it is there.
+func (r Result) Metric(u string) (float64, bool) {
+	for _, m := range r.Metrics {
+		if m.Unit == u {
+			return m.Value, true
+		}
+	}
+	return 0, false
+}
+
+// WriteHeader writes the lines benchstat reads before benchmark lines: the
+// configuration (goos, goarch, cpu, table size) and which way is better
+// for the units it does not know.
+func WriteHeader(w io.Writer, rows int, seed int64) error {
+	_, err := fmt.Fprintf(w, "goos: %s\ngoarch: %s\npkg: github.com/vaticml/vatic/bench\n", runtime.GOOS, runtime.GOARCH)
+	if err != nil {
+		return err
+	}
+	if cpu := cpuModel(); cpu != "" {
+		fmt.Fprintf(w, "cpu: %s\n", cpu)
+	}
+	_, err = fmt.Fprintf(w, "rows: %d\nseed: %d\nUnit %s better=higher\nUnit %s better=lower\n",
+		rows, seed, UnitRowsPerSec, UnitRSSGrowth)
+	return err
+}
+
+// WriteResults writes one line per result in the Go benchmark format, one
+// iteration per line, so that the runs of one name are benchstat samples.
+// The side is a name key (impl=vatic, impl=duckdb) so that
+// `benchstat -col /impl` sets the two sides against each other:
+//
+//	BenchmarkImportCSV/plain/impl=vatic	1	1834000000 ns/op	1090513 rows/s	70.88 MB/s
+func WriteResults(w io.Writer, results []Result) error {
+	for _, r := range results {
+		var b strings.Builder
+		fmt.Fprintf(&b, "Benchmark%s\t1\t%d ns/op", r.Name, r.Elapsed.Nanoseconds())
+		for _, m := range r.Metrics {
+			fmt.Fprintf(&b, "\t%s %s", formatValue(m.Value), m.Unit)
+		}
+		b.WriteByte('\n')
+		if _, err := io.WriteString(w, b.String()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// formatValue prints a metric with about four significant digits, never in
+// exponent notation, as the testing package does.
+func formatValue(v float64) string {
+	switch a := math.Abs(v); {
+	case a == 0 || a >= 999.95:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 99.995:
+		return fmt.Sprintf("%.1f", v)
+	case a >= 9.9995:
+		return fmt.Sprintf("%.2f", v)
+	case a >= 0.99995:
+		return fmt.Sprintf("%.3f", v)
+	default:
+		return fmt.Sprintf("%.4g", v)
+	}
+}
+
+// Targets of the workloads.
+const (
+	ImportRatioTarget = 0.8       // vatic rows/s ÷ duckdb rows/s, at least
+	ImportRSSTarget   = 256 << 20 // peak RSS growth of the server, bytes, below
+	StatsRatioTarget  = 1.2       // vatic time ÷ duckdb time, at most
+	ReadCSVTarget     = 1e6       // rows/s, at least
+)
+
+// Check is one target evaluated over the results.
+type Check struct {
+	Workload string // ImportCSV/plain
+	What     string // what Value is
+	Value    float64
+	Detail   string // the numbers behind Value
+	Target   string // the target, with its comparison
+	Pass     bool
+}
+
+// Checks evaluates every target whose results are present: ratios of
+// medians over the runs for speed, the largest growth for peak RSS.
+func Checks(results []Result) []Check {
+	var out []Check
+	for _, variant := range []string{"plain", "gzip"} {
+		w := "ImportCSV/" + variant
+		ours, okOurs := median(results, w+"/impl=vatic", UnitRowsPerSec)
+		peer, okPeer := median(results, w+"/impl=duckdb", UnitRowsPerSec)
+		if okOurs && okPeer && peer > 0 {
+			r := ours / peer
+			out = append(out, Check{
+				Workload: w, What: "rows/s vatic÷duckdb", Value: r,
+				Detail: fmt.Sprintf("%s vs %s rows/s", si(ours), si(peer)),
+				Target: fmt.Sprintf(">= %.2f", ImportRatioTarget), Pass: r >= ImportRatioTarget,
+			})
+		}
+		if growth, ok := maxMetric(results, w+"/impl=vatic", UnitRSSGrowth); ok {
+			out = append(out, Check{
+				Workload: w, What: "peak RSS growth MB", Value: growth / (1 << 20),
+				Detail: "largest over runs",
+				Target: fmt.Sprintf("< %d MB", ImportRSSTarget>>20), Pass: growth < ImportRSSTarget,
+			})
+		}
+	}
+	ours, okOurs := medianElapsed(results, "ColumnStats/impl=vatic")
+	peer, okPeer := medianElapsed(results, "ColumnStats/impl=duckdb")
+	if okOurs && okPeer && peer > 0 {
+		r := float64(ours) / float64(peer)
+		out = append(out, Check{
+			Workload: "ColumnStats", What: "time vatic÷duckdb", Value: r,
+			Detail: fmt.Sprintf("%v vs %v", ours.Round(time.Millisecond), peer.Round(time.Millisecond)),
+			Target: fmt.Sprintf("<= %.2f", StatsRatioTarget), Pass: r <= StatsRatioTarget,
+		})
+	}
+	if v, ok := median(results, "ReadCSV/impl=vatic", UnitRowsPerSec); ok {
+		out = append(out, Check{
+			Workload: "ReadCSV", What: "rows/s", Value: v,
+			Detail: si(v) + " rows/s",
+			Target: ">= " + si(ReadCSVTarget), Pass: v >= ReadCSVTarget,
+		})
+	}
+	return out
+}
+
+// WriteSummary writes the checks as comment lines (benchstat ignores them):
+// workload, measure, value, the numbers behind it, target, PASS or MISS.
+func WriteSummary(w io.Writer, runs int, checks []Check) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "\n# Summary: medians of %d run(s); peak RSS is the largest run.\n", runs)
+	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
+	for _, c := range checks {
+		verdict := "MISS"
+		if c.Pass {
+			verdict = "PASS"
+		}
+		fmt.Fprintf(tw, "# %s\t%s\t%s\t(%s)\ttarget %s\t%s\n", c.Workload, c.What, formatValue(c.Value), c.Detail, c.Target, verdict)
+	}
+	if len(checks) == 0 {
+		fmt.Fprintln(tw, "# no target could be evaluated")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// si prints v with a k/M/G suffix and three significant digits.
+func si(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 1e9:
+		return fmt.Sprintf("%.3gG", v/1e9)
+	case a >= 1e6:
+		return fmt.Sprintf("%.3gM", v/1e6)
+	case a >= 1e3:
+		return fmt.Sprintf("%.3gk", v/1e3)
+	default:
+		return fmt.Sprintf("%.3g", v)
+	}
+}
+
+func values(results []Result, name, unit string) []float64 {
+	var vs []float64
+	for _, r := range results {
+		if r.Name != name {
+			continue
+		}
+		if v, ok := r.Metric(unit); ok {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+func median(results []Result, name, unit string) (float64, bool) {
+	vs := values(results, name, unit)
+	if len(vs) == 0 {
+		return 0, false
+	}
+	slices.Sort(vs)
+	n := len(vs)
+	if n%2 == 1 {
+		return vs[n/2], true
+	}
+	return (vs[n/2-1] + vs[n/2]) / 2, true
+}
+
+func maxMetric(results []Result, name, unit string) (float64, bool) {
+	vs := values(results, name, unit)
+	if len(vs) == 0 {
+		return 0, false
+	}
+	return slices.Max(vs), true
+}
+
+func medianElapsed(results []Result, name string) (time.Duration, bool) {
+	var ds []Result
+	for _, r := range results {
+		if r.Name == name {
+			ds = append(ds, Result{Name: name, Metrics: []Metric{{float64(r.Elapsed), "ns"}}})
+		}
+	}
+	v, ok := median(ds, name, "ns")
+	return time.Duration(v), ok
+}
+
+// cpuModel returns the first "model name" of /proc/cpuinfo, or "".
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for line := range strings.Lines(string(b)) {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

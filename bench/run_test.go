@@ -1,0 +1,292 @@
+package bench_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/vaticml/vatic/bench"
+)
+
+// The test binary doubles as a fake vatic (serve and sql subcommands) when
+// BENCH_FAKE_VATIC=1, so that Run's process handling, HTTP driving and
+// anchor parsing are tested without the real server.
+func TestMain(m *testing.M) {
+	if os.Getenv("BENCH_FAKE_VATIC") == "1" {
+		os.Exit(fakeVatic(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+func fakeVatic(args []string) int {
+	if len(args) == 0 {
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		return fakeServe(args[1:])
+	case "sql":
+		return fakeSQL(args[1:])
+	}
+	return 2
+}
+
+func fakeServe(args []string) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	addr := fs.String("addr", "", "")
+	fs.String("data", "", "")
+	key := fs.String("api-key", "", "")
+	fs.String("log-format", "", "")
+	if fs.Parse(args) != nil {
+		return 2
+	}
+	var mu sync.Mutex
+	datasets := map[string][]byte{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {})
+	auth := func(h http.HandlerFunc) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("api-key") != *key {
+				http.Error(w, `{"statusCode":401}`, http.StatusUnauthorized)
+				return
+			}
+			h(w, r)
+		}
+	}
+	mux.HandleFunc("PUT /v1/data/{name}", auth(func(w http.ResponseWriter, r *http.Request) {
+		var body io.Reader = r.Body
+		if r.Header.Get("Content-Encoding") == "gzip" {
+			zr, err := gzip.NewReader(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			body = zr
+		}
+		b, err := io.ReadAll(body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		datasets[r.PathValue("name")] = b
+		mu.Unlock()
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprintf(w, `{"dataSetName":%q,"rowCount":%d}`, r.PathValue("name"), bytes.Count(b, []byte("\n"))-1)
+	}))
+	get := func(r *http.Request) ([]byte, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		b, ok := datasets[r.PathValue("name")]
+		return b, ok
+	}
+	mux.HandleFunc("GET /v1/data/{name}/stats", auth(func(w http.ResponseWriter, r *http.Request) {
+		b, ok := get(r)
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		header, _, _ := strings.Cut(string(b), "\n")
+		var cols []string
+		for _, c := range strings.Split(header, ",") {
+			cols = append(cols, fmt.Sprintf("%q:{\"totalCount\":1}", c))
+		}
+		fmt.Fprintf(w, `{"dataSetName":%q,"columns":{%s}}`, r.PathValue("name"), strings.Join(cols, ","))
+	}))
+	mux.HandleFunc("GET /v1/data/{name}", auth(func(w http.ResponseWriter, r *http.Request) {
+		b, ok := get(r)
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		w.Write(b)
+	}))
+	mux.HandleFunc("DELETE /v1/data/{name}", auth(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		delete(datasets, r.PathValue("name"))
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	mux.HandleFunc("GET /v1/data", auth(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, `{"totalCount":%d}`, len(datasets))
+	}))
+	srv := &http.Server{Addr: *addr, Handler: mux}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		srv.Shutdown(context.Background())
+	}()
+	if err := srv.ListenAndServe(); err != http.ErrServerClosed {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// fakeSQL understands the anchor's statements: CREATE TABLE … read_csv('f')
+// stores the row count of f in the database file, SELECT count(*) prints it.
+func fakeSQL(args []string) int {
+	fs := flag.NewFlagSet("sql", flag.ContinueOnError)
+	db := fs.String("db", "", "")
+	fs.Bool("timing", false, "")
+	if fs.Parse(args) != nil {
+		return 2
+	}
+	for _, stmt := range fs.Args() {
+		switch {
+		case strings.HasPrefix(stmt, "CREATE TABLE"):
+			_, path, _ := strings.Cut(stmt, "read_csv('")
+			path, _, _ = strings.Cut(path, "')")
+			f, err := os.Open(path)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			var r io.Reader = f
+			if strings.HasSuffix(path, ".gz") {
+				if r, err = gzip.NewReader(f); err != nil {
+					fmt.Fprintln(os.Stderr, err)
+					return 1
+				}
+			}
+			lines, _, _ := bench.CountLines(r)
+			f.Close()
+			os.WriteFile(*db, []byte(strconv.FormatInt(lines-1, 10)), 0o644)
+		case strings.HasPrefix(stmt, "SELECT count(*)"):
+			b, _ := os.ReadFile(*db)
+			fmt.Println(string(b))
+		default:
+			fmt.Println("1\t2\t3")
+		}
+		fmt.Fprintln(os.Stderr, "elapsed_ns: 1000000")
+	}
+	return 0
+}
+
+func fakeVaticBin(t *testing.T) string {
+	t.Helper()
+	t.Setenv("BENCH_FAKE_VATIC", "1")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+func countByName(results []bench.Result) map[string]int {
+	n := map[string]int{}
+	for _, r := range results {
+		n[r.Name]++
+	}
+	return n
+}
+
+func TestRunStartedServers(t *testing.T) {
+	bin := fakeVaticBin(t)
+	dir := t.TempDir()
+	var progress bytes.Buffer
+	cfg := bench.Config{Vatic: bin, Rows: 3000, Seed: 2, Dir: dir, Runs: 2, Progress: &progress}
+	results, err := bench.Run(t.Context(), cfg, bench.Workloads)
+	if err != nil {
+		t.Fatalf("Run = %v\nprogress:\n%s", err, progress.String())
+	}
+	got := countByName(results)
+	for _, name := range []string{
+		"ImportCSV/plain/impl=vatic", "ImportCSV/plain/impl=duckdb", "ImportCSV/gzip/impl=vatic", "ImportCSV/gzip/impl=duckdb",
+		"ColumnStats/impl=vatic", "ColumnStats/impl=duckdb", "ReadCSV/impl=vatic",
+	} {
+		if got[name] != 2 {
+			t.Errorf("Run gave %d results named %s, want 2 (all: %v)", got[name], name, got)
+		}
+	}
+	for _, r := range results {
+		if _, ok := r.Metric(bench.UnitRSSGrowth); ok != (r.Name == "ImportCSV/plain/impl=vatic" || r.Name == "ImportCSV/gzip/impl=vatic") {
+			t.Errorf("%s: RSS growth reported = %v, want it on vatic imports only", r.Name, ok)
+		}
+	}
+	if checks := bench.Checks(results); len(checks) != 6 {
+		t.Errorf("Checks = %+v, want 6 (2 per import variant, stats, csv)", checks)
+	}
+	// Only the generated input stays in Dir.
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := "rows3000-seed2.csv rows3000-seed2.csv.gz rows3000-seed2.json"; strings.Join(names, " ") != want {
+		t.Errorf("Dir after Run holds %v, want %s", names, want)
+	}
+}
+
+func TestRunBaseURL(t *testing.T) {
+	bin := fakeVaticBin(t)
+	dir := t.TempDir()
+	srv, err := bench.StartServer(t.Context(), bench.ServerOptions{Bin: bin, DataDir: filepath.Join(dir, "data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := srv.Stop(); err != nil {
+			t.Errorf("Stop = %v", err)
+		}
+	}()
+	if m, err := srv.Memory(); err != nil || m.RSS <= 0 || m.Peak < m.RSS {
+		t.Errorf("Memory = %+v, %v, want RSS > 0 and Peak >= RSS", m, err)
+	}
+	cfg := bench.Config{BaseURL: srv.Client.BaseURL, APIKey: srv.Client.APIKey, Vatic: bin, Rows: 500, Dir: dir, Runs: 1}
+	results, err := bench.Run(t.Context(), cfg, []string{bench.WorkloadImport, bench.WorkloadCSV})
+	if err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	if n := len(results); n != 5 {
+		t.Errorf("Run gave %d results, want 5: %+v", n, results)
+	}
+	for _, c := range bench.Checks(results) {
+		if strings.Contains(c.What, "RSS") {
+			t.Errorf("Checks has an RSS check %+v for an external server", c)
+		}
+	}
+	// Every dataset the run created was deleted.
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.Client.BaseURL+"/data", nil)
+	req.Header.Set("api-key", srv.Client.APIKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != `{"totalCount":0}` {
+		t.Errorf("datasets left on the server: %s", b)
+	}
+}
+
+func TestRunWrongKey(t *testing.T) {
+	bin := fakeVaticBin(t)
+	dir := t.TempDir()
+	srv, err := bench.StartServer(t.Context(), bench.ServerOptions{Bin: bin, DataDir: filepath.Join(dir, "data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	cfg := bench.Config{BaseURL: srv.Client.BaseURL, APIKey: "wrong", Vatic: bin, Rows: 10, Dir: dir, Runs: 1}
+	_, err = bench.Run(t.Context(), cfg, []string{bench.WorkloadCSV})
+	if err == nil || !strings.Contains(err.Error(), "401") {
+		t.Errorf("Run with a wrong key = %v, want an error naming status 401", err)
+	}
+}

@@ -1,0 +1,133 @@
+// Command bench runs the whole-system benchmarks of package bench against
+// a vatic server and DuckDB, and prints Go benchmark lines (for benchstat)
+// followed by a summary of the targets.
+//
+// Usage, from the repository root after make build:
+//
+//	go run ./cmd/bench [-rows 2000000] [-runs 3] [-workloads import,stats,csv] [-out bench.txt]
+//
+// Every flag has an environment twin, VATIC_BENCH_ plus the flag name in
+// upper snake case (VATIC_BENCH_ROWS); the command line wins.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/vaticml/vatic/bench"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.LookupEnv, os.Stdout, os.Stderr)
+	stop()
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+const envPrefix = "VATIC_BENCH_"
+
+func envName(flagName string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// run parses args, runs the workloads and writes the report to stdout (and
+// to -out); progress goes to stderr.
+func run(ctx context.Context, args []string, getenv func(string) (string, bool), stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		vatic     = fs.String("vatic", "bin/vatic", "path of the vatic binary (server and DuckDB anchor); build it with make build")
+		rows      = fs.Int("rows", 2_000_000, "rows of the generated CSV file (about 66 bytes each)")
+		runs      = fs.Int("runs", 3, "runs per workload; the summary uses medians")
+		seed      = fs.Int64("seed", 1, "seed of the generated CSV file")
+		dir       = fs.String("dir", "bench/.data", "directory for the generated files (reused) and scratch data (removed)")
+		workloads = fs.String("workloads", strings.Join(bench.Workloads, ","), "comma-separated workloads: import (plain and gzip), stats, csv")
+		out       = fs.String("out", "", "also write the report to this file")
+		baseURL   = fs.String("url", "", "measure the already running server at this API base (http://host:port/v1) instead of starting one; no RSS figures")
+		apiKey    = fs.String("api-key", "", "api-key for -url")
+		serveArgs = fs.String("serve-args", "", "extra space-separated arguments for vatic serve")
+	)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: bench [flags]\n\nEach flag also reads the environment variable %s<FLAG> (upper snake case).\n\n", envPrefix)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if v, ok := getenv(envName(f.Name)); ok && !set[f.Name] {
+			if e := fs.Set(f.Name, v); e != nil {
+				err = errors.Join(err, fmt.Errorf("%s: %w", envName(f.Name), e))
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+
+	wl, err := bench.ParseWorkloads(*workloads)
+	if err != nil {
+		return err
+	}
+	bin, err := filepath.Abs(*vatic)
+	if err != nil {
+		return err
+	}
+	if st, err := os.Stat(bin); err != nil || st.IsDir() {
+		return fmt.Errorf("vatic binary %s not found; run make build first or pass -vatic", bin)
+	}
+	cfg := bench.Config{
+		BaseURL:   *baseURL,
+		APIKey:    *apiKey,
+		Vatic:     bin,
+		ServeArgs: strings.Fields(*serveArgs),
+		Rows:      *rows,
+		Seed:      *seed,
+		Dir:       *dir,
+		Runs:      *runs,
+		Progress:  stderr,
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+
+	report := stdout
+	var outFile *os.File
+	if *out != "" {
+		if outFile, err = os.Create(*out); err != nil {
+			return err
+		}
+		report = io.MultiWriter(stdout, outFile)
+	}
+	results, runErr := bench.Run(ctx, cfg, wl)
+	// Print what was measured even when a later workload failed.
+	err = errors.Join(
+		bench.WriteHeader(report, cfg.Rows, cfg.Seed),
+		bench.WriteResults(report, results),
+		bench.WriteSummary(report, cfg.Runs, bench.Checks(results)),
+	)
+	if outFile != nil {
+		err = errors.Join(err, outFile.Close())
+	}
+	return errors.Join(runErr, err)
+}

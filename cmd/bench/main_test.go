@@ -1,0 +1,37 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestRunFlags(t *testing.T) {
+	noEnv := func(string) (string, bool) { return "", false }
+	f := func(args []string, getenv func(string) (string, bool), wantErr string) {
+		t.Helper()
+		err := run(t.Context(), args, getenv, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("run(%q) = %v, want an error containing %q", args, err, wantErr)
+		}
+	}
+	f([]string{"-vatic", "/nonexistent/vatic"}, noEnv, "not found")
+	f([]string{"-workloads", "bogus"}, noEnv, "unknown workload")
+	f([]string{"extra"}, noEnv, "unexpected arguments")
+	// The environment twin applies when the flag is not given …
+	env := func(k string) (string, bool) {
+		if k == "VATIC_BENCH_WORKLOADS" {
+			return "nope", true
+		}
+		return "", false
+	}
+	f(nil, env, `unknown workload "nope"`)
+	// … and the command line wins over it.
+	f([]string{"-workloads", "csv", "-vatic", "/nonexistent/vatic"}, env, "not found")
+
+	if err := run(t.Context(), []string{"-h"}, noEnv, io.Discard, io.Discard); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("run(-h) = %v, want flag.ErrHelp", err)
+	}
+}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/vaticml/vatic/api"
+	"github.com/vaticml/vatic/columnar/duckstore"
+	"github.com/vaticml/vatic/engine"
+)
+
+// serveConfig is the typed configuration of `vatic serve`.
+type serveConfig struct {
+	Addr          string
+	DataDir       string
+	Keys          []string
+	MaxBodyBytes  int64
+	LogFormat     string
+	LogLevel      string
+	Threads       int
+	MemoryLimit   string
+	Allotments    engine.Allotments
+	ShutdownGrace time.Duration
+	// ready, when set, receives the listening address (tests use :0).
+	ready func(addr string)
+}
+
+func parseServe(args []string, getenv func(string) (string, bool), stderr io.Writer) (serveConfig, error) {
+	var c serveConfig
+	fs := newFlagSet("vatic serve", stderr)
+	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on")
+	fs.StringVar(&c.DataDir, "data", "./data", "data directory; the database is <data>/vatic.duckdb")
+	var keys listFlag
+	fs.Var(&keys, "api-key", "accepted API key, repeatable; KEY:community marks a community-plan key (default: generated once into <data>/api-key)")
+	fs.Int64Var(&c.MaxBodyBytes, "max-body", 1<<30, "largest request body in bytes, on the wire and after decompression")
+	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
+	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.IntVar(&c.Threads, "threads", 0, "DuckDB worker threads (0: one per core)")
+	fs.StringVar(&c.MemoryLimit, "memory-limit", "", "DuckDB memory limit, e.g. 4GB (default: DuckDB's, 80% of RAM)")
+	fs.Int64Var(&c.Allotments.DataSets, "allot-datasets", 0, "datasets allowed at once (0: 2147483647)")
+	fs.Int64Var(&c.Allotments.Sessions, "allot-sessions", 0, "sessions allowed per cycle (0: 2147483647)")
+	fs.Int64Var(&c.Allotments.Predictions, "allot-predictions", 0, "predicted rows allowed per cycle (0: 2147483647)")
+	fs.Int64Var(&c.Allotments.DataSetSize, "allot-dataset-size", 0, "reported bytes allowed per dataset (0: 2147483647)")
+	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", 30*time.Second, "how long running requests may finish after SIGINT/SIGTERM")
+	if err := parseFlags(fs, args, getenv, map[string]string{"api-key": "VATIC_API_KEYS"}); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("serve: unexpected arguments %q", fs.Args())
+	}
+	c.Keys = keys
+	switch c.LogFormat {
+	case "text", "json":
+	default:
+		return c, fmt.Errorf("-log-format must be text or json, not %q", c.LogFormat)
+	}
+	if _, err := parseLevel(c.LogLevel); err != nil {
+		return c, err
+	}
+	if c.MaxBodyBytes <= 0 {
+		return c, errors.New("-max-body must be positive")
+	}
+	return c, nil
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return l, fmt.Errorf("-log-level: %w", err)
+	}
+	return l, nil
+}
+
+func newLogger(format, level string, w io.Writer) *slog.Logger {
+	l, _ := parseLevel(level)
+	opts := &slog.HandlerOptions{Level: l}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// serve runs the server until ctx ends, then shuts down in order: stop
+// accepting and let requests finish, close the engine, checkpoint and close
+// the database.
+func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
+	log := newLogger(c.LogFormat, c.LogLevel, logOut)
+	if err := os.MkdirAll(c.DataDir, 0o755); err != nil {
+		return fmt.Errorf("data directory: %w", err)
+	}
+	keys, err := loadKeys(c, log)
+	if err != nil {
+		return err
+	}
+	dbPath := filepath.Join(c.DataDir, "vatic.duckdb")
+	store, err := duckstore.Open(ctx, dbPath, duckstore.Options{Threads: c.Threads, MemoryLimit: c.MemoryLimit, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := store.Close(); err != nil {
+			log.Error("close database", engine.LogErr, err)
+		}
+	}()
+	eng, err := engine.New(ctx, store, engine.Options{Logger: log, MaxDecodedBytes: c.MaxBodyBytes, Allotments: c.Allotments})
+	if err != nil {
+		return fmt.Errorf("open engine: %w", err)
+	}
+	defer eng.Close()
+	srv := &http.Server{
+		Handler:           api.New(eng, api.Options{Logger: log, Keys: keys, MaxBodyBytes: c.MaxBodyBytes}),
+		ReadHeaderTimeout: 30 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return err
+	}
+	log.Info("vatic serving", "addr", ln.Addr().String(), "base", "http://"+ln.Addr().String()+"/v1", "database", dbPath)
+	if c.ready != nil {
+		c.ready(ln.Addr().String())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), c.ShutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Warn("shutdown", engine.LogErr, err)
+	}
+	return nil
+}
+
+// loadKeys returns the accepted keys: the configured ones, else the key in
+// <data>/api-key, created (mode 0600) on first start.
+func loadKeys(c serveConfig, log *slog.Logger) (map[string]api.Plan, error) {
+	keys := map[string]api.Plan{}
+	for _, k := range c.Keys {
+		plan := api.PlanPaid
+		if base, ok := strings.CutSuffix(k, ":community"); ok {
+			k, plan = base, api.PlanCommunity
+		}
+		if k = strings.TrimSpace(k); k == "" {
+			return nil, errors.New("-api-key: empty key")
+		}
+		keys[k] = plan
+	}
+	if len(keys) > 0 {
+		return keys, nil
+	}
+	path := filepath.Join(c.DataDir, "api-key")
+	b, err := os.ReadFile(path)
+	if err == nil && strings.TrimSpace(string(b)) != "" {
+		keys[strings.TrimSpace(string(b))] = api.PlanPaid
+		log.Info("using the API key stored in the data directory", "path", path)
+		return keys, nil
+	}
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	var raw [16]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return nil, err
+	}
+	key := hex.EncodeToString(raw[:])
+	if err := os.WriteFile(path, []byte(key+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	keys[key] = api.PlanPaid
+	log.Info("generated an API key; send it in the api-key header", "path", path)
+	return keys, nil
+}

@@ -1,0 +1,280 @@
+// Package duckstore is Vatic's storage on one DuckDB database: it owns the
+// *sql.DB, hands out connections, runs statements (rows as database/sql rows
+// or as Arrow record readers), writes Arrow record streams into tables, and
+// carries transactions. It is the only package that imports duckdb-go, hence
+// the only cgo in the module. It implements engine.Store structurally.
+//
+// SQL text comes from the callers (the engine's catalog and view packages);
+// duckstore only derives mechanical statements from Arrow schemas, quoting
+// every name with columnar.QuoteIdent.
+package duckstore
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/vaticml/vatic/columnar"
+)
+
+// Options configure a Store. Zero values mean the documented defaults.
+type Options struct {
+	// Threads caps DuckDB's worker threads; 0 lets DuckDB use every core.
+	Threads int
+	// MemoryLimit is DuckDB's memory_limit setting, e.g. "4GB"; "" keeps
+	// DuckDB's default (80% of RAM).
+	MemoryLimit string
+	// Logger receives lifecycle messages; nil discards them.
+	Logger *slog.Logger
+}
+
+// Store is one DuckDB database. All methods are safe for concurrent use.
+type Store struct {
+	db   *sql.DB
+	conn *duckdb.Connector
+	log  *slog.Logger
+	path string
+}
+
+// Open opens (creating if needed) the database file at path; "" opens an
+// in-memory database.
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	var settings []string
+	if opts.Threads > 0 {
+		settings = append(settings, fmt.Sprintf("SET threads = %d", opts.Threads))
+	}
+	if opts.MemoryLimit != "" {
+		settings = append(settings, "SET memory_limit = '"+strings.ReplaceAll(opts.MemoryLimit, "'", "''")+"'")
+	}
+	c, err := duckdb.NewConnector(path, func(execer driver.ExecerContext) error {
+		for _, s := range settings {
+			if _, err := execer.ExecContext(ctx, s, nil); err != nil {
+				return fmt.Errorf("%s: %w", s, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("duckstore: open %s: %w", path, err)
+	}
+	db := sql.OpenDB(c)
+	if err := db.PingContext(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("duckstore: open %s: %w", path, err)
+	}
+	return &Store{db: db, conn: c, log: log, path: path}, nil
+}
+
+// Close checkpoints the database (a file-backed one) and closes it.
+func (s *Store) Close() error {
+	var err error
+	if s.path != "" {
+		if _, cerr := s.db.Exec("CHECKPOINT"); cerr != nil {
+			err = fmt.Errorf("duckstore: checkpoint: %w", cerr)
+		}
+	}
+	return errors.Join(err, s.db.Close(), s.conn.Close())
+}
+
+type txKey struct{}
+
+// tx is a transaction in progress, carried in a context by Tx.
+type tx struct{ conn *sql.Conn }
+
+// conn returns the connection of the transaction in ctx, or a fresh pooled
+// connection; release gives it back (a no-op inside a transaction).
+func (s *Store) connFor(ctx context.Context) (c *sql.Conn, release func(), err error) {
+	if t, ok := ctx.Value(txKey{}).(*tx); ok {
+		return t.conn, func() {}, nil
+	}
+	c, err = s.db.Conn(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("duckstore: connection: %w", err)
+	}
+	return c, func() { _ = c.Close() }, nil
+}
+
+// Tx runs fn in one transaction: every Store call made with the context fn
+// receives runs on the transaction's connection. fn's error, or a failed
+// commit, rolls everything back. Nested calls join the outer transaction.
+func (s *Store) Tx(ctx context.Context, fn func(ctx context.Context) error) (err error) {
+	if _, ok := ctx.Value(txKey{}).(*tx); ok {
+		return fn(ctx)
+	}
+	c, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("duckstore: connection: %w", err)
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
+		return fmt.Errorf("duckstore: begin: %w", err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			// Roll back with a fresh context: ctx may be the reason we stop.
+			_, _ = c.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+	}()
+	defer func() {
+		if p := recover(); p != nil {
+			_, _ = c.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+			done = true
+			panic(p)
+		}
+	}()
+	if err := fn(context.WithValue(ctx, txKey{}, &tx{conn: c})); err != nil {
+		return err
+	}
+	if _, err := c.ExecContext(ctx, "COMMIT"); err != nil {
+		return fmt.Errorf("duckstore: commit: %w", err)
+	}
+	done = true
+	return nil
+}
+
+// Exec runs one statement and reports the number of rows it changed.
+func (s *Store) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	c, release, err := s.connFor(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	res, err := c.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}
+
+// Rows runs a query and returns database/sql rows, for small results such as
+// the catalog's. The caller closes the rows, which gives the connection back.
+func (s *Store) Rows(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if t, ok := ctx.Value(txKey{}).(*tx); ok {
+		return t.conn.QueryContext(ctx, query, args...)
+	}
+	return s.db.QueryContext(ctx, query, args...)
+}
+
+// Query runs a query and returns its result as Arrow record batches. The
+// reader holds a connection until it is released.
+func (s *Store) Query(ctx context.Context, query string, args ...any) (array.RecordReader, error) {
+	c, release, err := s.connFor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var rr array.RecordReader
+	err = c.Raw(func(dc any) error {
+		ar, err := duckdb.NewArrowFromConn(dc.(driver.Conn))
+		if err != nil {
+			return err
+		}
+		rr, err = ar.QueryContext(ctx, query, args...)
+		return err
+	})
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return &heldReader{RecordReader: rr, release: release}, nil
+}
+
+// heldReader releases its connection with the last reference.
+type heldReader struct {
+	array.RecordReader
+	release func()
+	refs    int64
+}
+
+func (h *heldReader) Retain() { h.refs++; h.RecordReader.Retain() }
+
+func (h *heldReader) Release() {
+	h.RecordReader.Release()
+	if h.refs == 0 {
+		if h.release != nil {
+			h.release()
+			h.release = nil
+		}
+		return
+	}
+	h.refs--
+}
+
+// Append writes every batch of rr into table (a quoted, possibly
+// schema-qualified name) matching columns by name, and reports the rows
+// written. Columns of the table that rr lacks get NULL.
+func (s *Store) Append(ctx context.Context, table string, rr array.RecordReader) (int64, error) {
+	c, release, err := s.connFor(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	var n int64
+	err = c.Raw(func(dc any) error {
+		ar, err := duckdb.NewArrowFromConn(dc.(driver.Conn))
+		if err != nil {
+			return err
+		}
+		counted := &countingReader{RecordReader: rr}
+		view := "vatic_append_" + randomSuffix()
+		rel, err := ar.RegisterView(counted, view)
+		if err != nil {
+			return err
+		}
+		defer rel()
+		defer func() {
+			_, _ = dc.(driver.ExecerContext).ExecContext(context.WithoutCancel(ctx), "DROP VIEW IF EXISTS "+view, nil)
+		}()
+		_, err = dc.(driver.ExecerContext).ExecContext(ctx, "INSERT INTO "+table+" BY NAME SELECT * FROM "+view, nil)
+		n = counted.rows
+		return err
+	})
+	return n, err
+}
+
+// countingReader counts the rows DuckDB pulls through it.
+type countingReader struct {
+	array.RecordReader
+	rows int64
+}
+
+func (c *countingReader) Next() bool {
+	if !c.RecordReader.Next() {
+		return false
+	}
+	c.rows += c.RecordReader.RecordBatch().NumRows()
+	return true
+}
+
+// CreateTable creates table (quoted, possibly qualified) with one column per
+// field of schema, typed by the field's columnar data type.
+func (s *Store) CreateTable(ctx context.Context, table string, schema *arrow.Schema) error {
+	var b strings.Builder
+	b.WriteString("CREATE TABLE " + table + " (")
+	for i, f := range schema.Fields() {
+		q, err := columnar.QuoteIdent(f.Name)
+		if err != nil {
+			return fmt.Errorf("duckstore: column %q: %w", f.Name, err)
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(q + " " + columnar.FieldDataType(f).SQLType())
+	}
+	b.WriteString(")")
+	_, err := s.Exec(ctx, b.String())
+	return err
+}

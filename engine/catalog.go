@@ -1,0 +1,324 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vaticml/vatic/columnar"
+)
+
+// This file holds the SQL of the engine's own tables (schema catalog); user
+// data SQL lives in engine/view.
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// migrate applies, in order and each in its own transaction, every embedded
+// migration newer than the version recorded in catalog.migrations.
+func (e *Engine) migrate(ctx context.Context) error {
+	if _, err := e.store.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS catalog`); err != nil {
+		return fmt.Errorf("create schema catalog: %w", err)
+	}
+	if _, err := e.store.Exec(ctx, `CREATE TABLE IF NOT EXISTS catalog.migrations (version INTEGER NOT NULL, name VARCHAR NOT NULL, applied TIMESTAMP NOT NULL)`); err != nil {
+		return fmt.Errorf("create catalog.migrations: %w", err)
+	}
+	var current int
+	rows, err := e.store.Rows(ctx, `SELECT coalesce(max(version), 0) FROM catalog.migrations`)
+	if err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if err := scanOne(rows, &current); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		v, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
+		if err != nil {
+			return fmt.Errorf("migration %s: bad version prefix", base)
+		}
+		if v <= current {
+			continue
+		}
+		body, err := migrationFiles.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		err = e.store.Tx(ctx, func(ctx context.Context) error {
+			if _, err := e.store.Exec(ctx, string(body)); err != nil {
+				return err
+			}
+			_, err := e.store.Exec(ctx, `INSERT INTO catalog.migrations VALUES (?, ?, ?)`, v, base, e.now())
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("migration %s: %w", base, err)
+		}
+		e.log.InfoContext(ctx, "catalog migrated", "version", v, "migration", base)
+	}
+	return nil
+}
+
+// scanOne scans the single row of rows into dst and closes rows.
+func scanOne(rows *sql.Rows, dst ...any) error {
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return sql.ErrNoRows
+	}
+	if err := rows.Scan(dst...); err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
+const datasetColumns = `name, created, modified, row_count, size_bytes, missing_values`
+
+func scanDataset(rows *sql.Rows) (Dataset, error) {
+	var d Dataset
+	var missing []any
+	if err := rows.Scan(&d.Name, &d.Created, &d.Modified, &d.RowCount, &d.Size, &missing); err != nil {
+		return d, err
+	}
+	for _, m := range missing {
+		if s, ok := m.(string); ok {
+			d.MissingValues = append(d.MissingValues, s)
+		}
+	}
+	d.Created, d.Modified = d.Created.UTC(), d.Modified.UTC()
+	return d, nil
+}
+
+// loadDataset reads one dataset's catalog entry and columns; name matches
+// case-insensitively. ok is false when there is no such dataset.
+func (e *Engine) loadDataset(ctx context.Context, name string) (d Dataset, ok bool, err error) {
+	rows, err := e.store.Rows(ctx, `SELECT `+datasetColumns+` FROM catalog.datasets WHERE lower(name) = lower(?)`, name)
+	if err != nil {
+		return d, false, fmt.Errorf("read dataset %q: %w", name, err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return d, false, rows.Err()
+	}
+	if d, err = scanDataset(rows); err != nil {
+		return d, false, fmt.Errorf("read dataset %q: %w", name, err)
+	}
+	rows.Close()
+	cols, err := e.loadColumns(ctx, []string{d.Name})
+	if err != nil {
+		return d, false, err
+	}
+	d.Columns = cols[d.Name]
+	return d, true, nil
+}
+
+// loadColumns reads the columns of the named datasets (exact names).
+func (e *Engine) loadColumns(ctx context.Context, names []string) (map[string][]columnar.Column, error) {
+	out := make(map[string][]columnar.Column, len(names))
+	if len(names) == 0 {
+		return out, nil
+	}
+	rows, err := e.store.Rows(ctx, `SELECT dataset, name, coalesce(data_type, ''), coalesce(role, ''), coalesce(imputation, ''), coalesce(aggregation, '')
+		FROM catalog.columns WHERE list_contains(from_json(?, '["VARCHAR"]'), dataset) ORDER BY dataset, ordinal`, stringList(names))
+	if err != nil {
+		return nil, fmt.Errorf("read columns: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var ds, name, dt, role, imp, agg string
+		if err := rows.Scan(&ds, &name, &dt, &role, &imp, &agg); err != nil {
+			return nil, fmt.Errorf("read columns: %w", err)
+		}
+		out[ds] = append(out[ds], columnar.Column{
+			Name: name, DataType: columnar.DataType(dt), Role: columnar.Role(role),
+			Imputation: columnar.Imputation(imp), Aggregation: columnar.Aggregation(agg),
+		})
+	}
+	return out, rows.Err()
+}
+
+// stringList binds a list of strings as one parameter: a JSON array that the
+// statement reads with from_json, so values stay data, never SQL.
+func stringList(names []string) any {
+	if names == nil {
+		names = []string{}
+	}
+	b, _ := json.Marshal(names)
+	return string(b)
+}
+
+// saveDataset writes d's catalog entry and columns, replacing what was there.
+func (e *Engine) saveDataset(ctx context.Context, d Dataset) error {
+	if _, err := e.store.Exec(ctx, `DELETE FROM catalog.datasets WHERE name = ?`, d.Name); err != nil {
+		return fmt.Errorf("save dataset %q: %w", d.Name, err)
+	}
+	if _, err := e.store.Exec(ctx, `INSERT INTO catalog.datasets (`+datasetColumns+`) VALUES (?, ?, ?, ?, ?, from_json(?, '["VARCHAR"]'))`,
+		d.Name, d.Created, d.Modified, d.RowCount, d.Size, stringList(d.MissingValues)); err != nil {
+		return fmt.Errorf("save dataset %q: %w", d.Name, err)
+	}
+	if _, err := e.store.Exec(ctx, `DELETE FROM catalog.columns WHERE dataset = ?`, d.Name); err != nil {
+		return fmt.Errorf("save columns of %q: %w", d.Name, err)
+	}
+	for i, c := range d.Columns {
+		if _, err := e.store.Exec(ctx, `INSERT INTO catalog.columns VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			d.Name, i, c.Name, nullable(string(c.DataType)), nullable(string(c.Role)),
+			nullable(string(c.Imputation)), nullable(string(c.Aggregation))); err != nil {
+			return fmt.Errorf("save columns of %q: %w", d.Name, err)
+		}
+	}
+	return nil
+}
+
+// deleteDatasetEntry removes d's catalog entry and columns.
+func (e *Engine) deleteDatasetEntry(ctx context.Context, name string) error {
+	if _, err := e.store.Exec(ctx, `DELETE FROM catalog.columns WHERE dataset = ?`, name); err != nil {
+		return err
+	}
+	_, err := e.store.Exec(ctx, `DELETE FROM catalog.datasets WHERE name = ?`, name)
+	return err
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// listDatasets returns one page of datasets whose names contain partial
+// (case-insensitively), ordered by sortBy, and the total count.
+func (e *Engine) listDatasets(ctx context.Context, partial, sortBy string, desc bool, limit, offset int) ([]Dataset, int, error) {
+	order := map[string]string{
+		"":             "lower(name)",
+		"datasetname":  "lower(name)",
+		"datasetsize":  "size_bytes",
+		"rowcount":     "row_count",
+		"datecreated":  "created",
+		"lastmodified": "modified",
+	}[strings.ToLower(sortBy)]
+	dir := "ASC"
+	if desc {
+		dir = "DESC"
+	}
+	where := `WHERE contains(lower(name), lower(?))`
+	var total int
+	rows, err := e.store.Rows(ctx, `SELECT count(*) FROM catalog.datasets `+where, partial)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := scanOne(rows, &total); err != nil {
+		return nil, 0, err
+	}
+	rows, err = e.store.Rows(ctx, `SELECT `+datasetColumns+` FROM catalog.datasets `+where+
+		` ORDER BY `+order+` `+dir+`, name `+dir+` LIMIT ? OFFSET ?`, partial, limit, offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []Dataset
+	var names []string
+	for rows.Next() {
+		d, err := scanDataset(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, d)
+		names = append(names, d.Name)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	cols, err := e.loadColumns(ctx, names)
+	if err != nil {
+		return nil, 0, err
+	}
+	for i := range out {
+		out[i].Columns = cols[out[i].Name]
+	}
+	return out, total, nil
+}
+
+// countDatasets reports how many datasets exist.
+func (e *Engine) countDatasets(ctx context.Context) (int64, error) {
+	var n int64
+	rows, err := e.store.Rows(ctx, `SELECT count(*) FROM catalog.datasets`)
+	if err != nil {
+		return 0, err
+	}
+	return n, scanOne(rows, &n)
+}
+
+// sumDatasetSize reports the bytes of all datasets.
+func (e *Engine) sumDatasetSize(ctx context.Context) (int64, error) {
+	var n int64
+	rows, err := e.store.Rows(ctx, `SELECT coalesce(sum(size_bytes), 0)::BIGINT FROM catalog.datasets`)
+	if err != nil {
+		return 0, err
+	}
+	return n, scanOne(rows, &n)
+}
+
+// tableColumns reads the columns of a dataset's table from DuckDB's own
+// catalog, keyed by lower-cased name; empty when the table does not exist.
+func (e *Engine) tableColumns(ctx context.Context, dataset string) (map[string]tableColumn, error) {
+	return e.columnsOf(ctx, `SELECT column_name, data_type FROM duckdb_columns()
+		WHERE database_name = current_database() AND schema_name = 'data' AND table_name = ?`, dataset)
+}
+
+// tempTableColumns reads the columns of a temporary (staging) table.
+func (e *Engine) tempTableColumns(ctx context.Context, table string) (map[string]tableColumn, error) {
+	return e.columnsOf(ctx, `SELECT column_name, data_type FROM duckdb_columns()
+		WHERE database_name = 'temp' AND table_name = ?`, table)
+}
+
+func (e *Engine) columnsOf(ctx context.Context, query, table string) (map[string]tableColumn, error) {
+	rows, err := e.store.Rows(ctx, query, table)
+	if err != nil {
+		return nil, fmt.Errorf("read columns of %q: %w", table, err)
+	}
+	defer rows.Close()
+	out := map[string]tableColumn{}
+	for rows.Next() {
+		var name, typ string
+		if err := rows.Scan(&name, &typ); err != nil {
+			return nil, err
+		}
+		out[strings.ToLower(name)] = tableColumn{Name: name, Type: storageOfSQL(typ)}
+	}
+	return out, rows.Err()
+}
+
+// storageOfSQL maps a DuckDB type name back to a storage class.
+func storageOfSQL(t string) columnar.DataType {
+	switch {
+	case t == "BOOLEAN":
+		return columnar.Logical
+	case strings.HasPrefix(t, "TIMESTAMP"), t == "DATE":
+		return columnar.Date
+	case t == "VARCHAR":
+		return columnar.String
+	}
+	return columnar.Numeric
+}
+
+// randomID returns 16 random hex characters for temporary names.
+func randomID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

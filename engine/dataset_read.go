@@ -1,0 +1,258 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/vaticml/vatic/columnar"
+	"github.com/vaticml/vatic/engine/view"
+)
+
+// ListQuery selects a page of datasets.
+type ListQuery struct {
+	PartialName string // case-insensitive substring of the name
+	SortBy      string // dataSetName, dataSetSize, rowCount, dateCreated, lastModified (any case)
+	Desc        bool
+	Page        int
+	PageSize    int
+}
+
+// DatasetSortKeys are the sortBy values of GET /data (REFERENCE §1.6).
+var DatasetSortKeys = []string{"dataSetName", "dataSetSize", "rowCount", "dateCreated", "lastModified"}
+
+// ListDatasets returns one page of datasets, ordered by name unless
+// SortBy says otherwise, and the number of matching datasets.
+func (e *Engine) ListDatasets(ctx context.Context, q ListQuery) ([]Dataset, int, error) {
+	if q.SortBy != "" && !containsFold(DatasetSortKeys, q.SortBy) {
+		return nil, 0, Validation("sortBy", "Value for sortBy must be one of "+strings.Join(DatasetSortKeys, ", "))
+	}
+	return e.listDatasets(ctx, q.PartialName, q.SortBy, q.Desc, q.PageSize, q.Page*q.PageSize)
+}
+
+func containsFold(list []string, s string) bool {
+	for _, v := range list {
+		if strings.EqualFold(v, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Dataset returns a dataset by name (case-insensitive).
+func (e *Engine) Dataset(ctx context.Context, name string) (Dataset, error) {
+	d, ok, err := e.loadDataset(ctx, name)
+	if err != nil {
+		return d, err
+	}
+	if !ok {
+		return d, NotFoundError("dataSet", name)
+	}
+	return d, nil
+}
+
+// RowsQuery selects rows of a dataset.
+type RowsQuery struct {
+	Include  []string   // columns to return (case-insensitive; unknown names ignored); empty means all
+	Start    *time.Time // rows with timestamp ≥ Start (time series only)
+	End      *time.Time // rows with timestamp ≤ End (time series only)
+	Page     int
+	PageSize int // 0 means every row from Page*0 on: the whole selection
+}
+
+// Rows is a selection of a dataset's rows, streamed as Arrow batches.
+type Rows struct {
+	Dataset Dataset
+	Columns []columnar.Column // the output columns, in order
+	Total   int64             // rows matching the date range
+	Reader  array.RecordReader
+}
+
+// Release frees the reader.
+func (r *Rows) Release() {
+	if r.Reader != nil {
+		r.Reader.Release()
+	}
+}
+
+// ReadRows selects rows of a dataset: ascending timestamp for a time
+// series, storage (insertion) order otherwise. The caller releases the
+// result.
+func (e *Engine) ReadRows(ctx context.Context, name string, q RowsQuery) (*Rows, error) {
+	if err := checkRange(q.Start, q.End); err != nil {
+		return nil, err
+	}
+	d, err := e.Dataset(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	tcols, err := e.tableColumns(ctx, d.Name)
+	if err != nil {
+		return nil, err
+	}
+	out := &Rows{Dataset: d}
+	var names []string
+	for _, c := range d.Columns {
+		if _, stored := tcols[strings.ToLower(c.Name)]; !stored {
+			continue
+		}
+		if len(q.Include) > 0 && !containsFold(q.Include, c.Name) {
+			continue
+		}
+		out.Columns = append(out.Columns, c)
+		names = append(names, tcols[strings.ToLower(c.Name)].Name)
+	}
+	if len(names) == 0 {
+		out.Reader = emptyReader()
+		return out, nil
+	}
+	ts := d.ColumnWithRole(columnar.RoleTimestamp)
+	rng := view.Range{Column: ts, Start: q.Start, End: q.End}
+	cq, cargs, err := view.Count(d.Name, rng)
+	if err != nil {
+		return nil, err
+	}
+	r, err := e.store.Rows(ctx, cq, cargs...)
+	if err != nil {
+		return nil, fmt.Errorf("count rows of %q: %w", d.Name, err)
+	}
+	if err := scanOne(r, &out.Total); err != nil {
+		return nil, err
+	}
+	sel := view.Select{Dataset: d.Name, Columns: names, Range: rng, OrderBy: ts, Limit: q.PageSize, Offset: q.Page * q.PageSize}
+	sq, args, err := sel.SQL()
+	if err != nil {
+		return nil, err
+	}
+	if out.Reader, err = e.store.Query(ctx, sq, args...); err != nil {
+		return nil, fmt.Errorf("read rows of %q: %w", d.Name, err)
+	}
+	return out, nil
+}
+
+func emptyReader() array.RecordReader {
+	rr, _ := array.NewRecordReader(arrow.NewSchema(nil, nil), nil)
+	return rr
+}
+
+// checkRange rejects a start after the end (REFERENCE §1.10
+// InvalidDateRange).
+func checkRange(start, end *time.Time) error {
+	if start != nil && end != nil && start.After(*end) {
+		return &Error{Kind: InvalidDateRange, Msg: "Start Date must be before End Date", Details: map[string]any{
+			"startDate": start.UTC().Format("2006-01-02T15:04:05.0000000+00:00"),
+			"endDate":   end.UTC().Format("2006-01-02T15:04:05.0000000+00:00"),
+		}}
+	}
+	return nil
+}
+
+// Cascade names the dependents a dataset delete removes too.
+type Cascade uint8
+
+// The cascade options of DELETE /data/{name} (REFERENCE §3.4).
+const (
+	CascadeSessions Cascade = 1 << iota
+	CascadeForecasts
+	CascadeViews
+	CascadeModels
+	CascadeVocabularies
+)
+
+var cascadeNames = map[string]Cascade{
+	"session": CascadeSessions, "sessions": CascadeSessions,
+	"forecast": CascadeForecasts, "forecasts": CascadeForecasts,
+	"view": CascadeViews, "views": CascadeViews,
+	"model": CascadeModels, "models": CascadeModels,
+	"vocabulary": CascadeVocabularies, "vocabularies": CascadeVocabularies,
+}
+
+// ParseCascade reads cascade values: each may be repeated or
+// comma-separated, singular or plural, in any case; empty values are
+// ignored.
+func ParseCascade(values []string) (Cascade, error) {
+	var c Cascade
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			part = strings.TrimSpace(part)
+			if part == "" {
+				continue
+			}
+			opt, ok := cascadeNames[strings.ToLower(part)]
+			if !ok {
+				return 0, Validation("cascade", fmt.Sprintf("Value '%s' is not a valid cascade option; use session, forecast, view, model or vocabulary", part))
+			}
+			c |= opt
+		}
+	}
+	return c, nil
+}
+
+// DeleteQuery says what DELETE /data/{name} removes.
+type DeleteQuery struct {
+	Start, End *time.Time // with either, only rows in the range are removed
+	Cascade    Cascade
+}
+
+// DeleteDataset removes a dataset, or only the rows in a date range (the
+// dataset stays, even when emptied). Dependents named by Cascade are
+// removed with it; today a dataset has none (views, sessions, models and
+// vocabularies arrive with their features and hook in here).
+func (e *Engine) DeleteDataset(ctx context.Context, name string, q DeleteQuery) error {
+	if err := checkRange(q.Start, q.End); err != nil {
+		return err
+	}
+	unlock := e.lock(name)
+	defer unlock()
+	d, err := e.Dataset(ctx, name)
+	if err != nil {
+		return err
+	}
+	if q.Start == nil && q.End == nil {
+		return e.store.Tx(ctx, func(ctx context.Context) error {
+			drop, err := view.Drop(d.Name)
+			if err != nil {
+				return err
+			}
+			if _, err := e.store.Exec(ctx, drop); err != nil {
+				return fmt.Errorf("drop %q: %w", d.Name, err)
+			}
+			return e.deleteDatasetEntry(ctx, d.Name)
+		})
+	}
+	ts := d.ColumnWithRole(columnar.RoleTimestamp)
+	if ts == "" {
+		field := "startDate"
+		if q.Start == nil {
+			field = "endDate"
+		}
+		return Validation(field, "Rows can be removed by date only from a dataset with a timestamp column")
+	}
+	return e.store.Tx(ctx, func(ctx context.Context) error {
+		tcols, err := e.tableColumns(ctx, d.Name)
+		if err != nil || len(tcols) == 0 {
+			return err
+		}
+		del, args, err := view.DeleteRange(d.Name, view.Range{Column: ts, Start: q.Start, End: q.End})
+		if err != nil {
+			return err
+		}
+		n, err := e.store.Exec(ctx, del, args...)
+		if err != nil {
+			return fmt.Errorf("delete rows of %q: %w", d.Name, err)
+		}
+		if n == 0 {
+			return nil
+		}
+		if d.RowCount > 0 {
+			d.Size = d.Size * (d.RowCount - n) / d.RowCount
+		}
+		d.RowCount -= n
+		d.Modified = e.now()
+		return e.saveDataset(ctx, d)
+	})
+}

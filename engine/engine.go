@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"context"
+	"log/slog"
+	"math"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Options configure an Engine. Zero values mean the documented defaults.
+type Options struct {
+	// Logger receives lifecycle lines; nil discards them.
+	Logger *slog.Logger
+	// Clock returns the current time; nil means time.Now. Times are stored
+	// in UTC.
+	Clock func() time.Time
+	// Allocator backs Arrow buffers; nil means memory.DefaultAllocator.
+	Allocator memory.Allocator
+	// BatchRows is the number of rows per Arrow batch of an import
+	// (default 65536).
+	BatchRows int
+	// ImportWorkers is the number of parallel CSV parsers of one import
+	// (default GOMAXPROCS).
+	ImportWorkers int
+	// MaxDecodedBytes caps the size of an import body after decompression
+	// (default 1 GiB; negative means no cap), so a small gzip bomb cannot
+	// expand without bound.
+	MaxDecodedBytes int64
+	// Allotments are the account quotas reported in the Nexosis-Account-*
+	// headers and enforced where the reference says so; zero fields default
+	// to math.MaxInt32, the original service's "unlimited".
+	Allotments Allotments
+}
+
+// Allotments are the quota limits of the account.
+type Allotments struct {
+	DataSets    int64 // datasets that may exist at once
+	Predictions int64 // rows predicted per cycle
+	Sessions    int64 // sessions requested per cycle
+	DataSetSize int64 // bytes of one dataset
+}
+
+func (o Options) withDefaults() Options {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if o.Allocator == nil {
+		o.Allocator = memory.DefaultAllocator
+	}
+	if o.BatchRows <= 0 {
+		o.BatchRows = 1 << 16
+	}
+	if o.ImportWorkers <= 0 {
+		o.ImportWorkers = runtime.GOMAXPROCS(0)
+	}
+	if o.MaxDecodedBytes == 0 {
+		o.MaxDecodedBytes = 1 << 30
+	}
+	for _, p := range []*int64{&o.Allotments.DataSets, &o.Allotments.Predictions, &o.Allotments.Sessions, &o.Allotments.DataSetSize} {
+		if *p <= 0 {
+			*p = math.MaxInt32
+		}
+	}
+	return o
+}
+
+// Engine is Vatic's domain service. It is safe for concurrent use.
+type Engine struct {
+	store Store
+	opts  Options
+	log   *slog.Logger
+
+	mu    sync.Mutex
+	locks map[string]*sync.Mutex // per dataset (lower-cased name)
+}
+
+// New opens an engine on store, applying catalog migrations first.
+func New(ctx context.Context, store Store, opts Options) (*Engine, error) {
+	opts = opts.withDefaults()
+	e := &Engine{store: store, opts: opts, log: opts.Logger, locks: map[string]*sync.Mutex{}}
+	if err := e.migrate(ctx); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Close stops the engine's background work. It does not close the store.
+func (e *Engine) Close() error { return nil }
+
+func (e *Engine) now() time.Time { return e.opts.Clock().UTC().Truncate(time.Microsecond) }
+
+// lock serialises writers of one dataset (names match case-insensitively);
+// it returns the unlock function.
+func (e *Engine) lock(name string) func() {
+	key := strings.ToLower(name)
+	e.mu.Lock()
+	m, ok := e.locks[key]
+	if !ok {
+		m = &sync.Mutex{}
+		e.locks[key] = m
+	}
+	e.mu.Unlock()
+	m.Lock()
+	return m.Unlock
+}
+
+// Usage is the account's consumption, reported next to Allotments.
+type Usage struct {
+	DataSets    int64
+	Predictions int64
+	Sessions    int64
+}
+
+// Allotments returns the configured quotas.
+func (e *Engine) Allotments() Allotments { return e.opts.Allotments }
+
+// Usage counts what the account uses now, from the catalog. Sessions and
+// predictions are counted once those features store them; until then there
+// are none.
+func (e *Engine) Usage(ctx context.Context) (Usage, error) {
+	n, err := e.countDatasets(ctx)
+	if err != nil {
+		return Usage{}, err
+	}
+	return Usage{DataSets: n}, nil
+}

@@ -1,0 +1,212 @@
+// Package view compiles reads and writes of user data into DuckDB SQL: the
+// rows of a dataset (projection, date range, ordering, paging), counts,
+// range deletes and upserts, and (as views arrive) joins with calendar
+// tables. It is pure: it returns statement text and bound arguments and
+// never touches a database. Every user-chosen name goes through
+// columnar.QuoteIdent; every value is a bound parameter.
+package view
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/vaticml/vatic/columnar"
+)
+
+// DataSchema is the schema holding one table per dataset.
+const DataSchema = "data"
+
+// Table returns the quoted, qualified table of a dataset.
+func Table(dataset string) (string, error) {
+	return columnar.QualifiedIdent(DataSchema, dataset)
+}
+
+// Range is an inclusive timestamp range; a nil bound is open.
+type Range struct {
+	Column string // the timestamp column; "" means no filter applies
+	Start  *time.Time
+	End    *time.Time
+}
+
+func (r Range) where(args *[]any) (string, error) {
+	if r.Column == "" || (r.Start == nil && r.End == nil) {
+		return "", nil
+	}
+	col, err := columnar.QuoteIdent(r.Column)
+	if err != nil {
+		return "", err
+	}
+	var conds []string
+	if r.Start != nil {
+		conds = append(conds, col+" >= ?")
+		*args = append(*args, r.Start.UTC())
+	}
+	if r.End != nil {
+		conds = append(conds, col+" <= ?")
+		*args = append(*args, r.End.UTC())
+	}
+	return " WHERE " + strings.Join(conds, " AND "), nil
+}
+
+// Select describes one read of a dataset's rows.
+type Select struct {
+	Dataset string
+	Columns []string // output columns, in order
+	Range   Range
+	OrderBy string // a column to sort ascending by (ties in storage order); "" keeps storage order
+	Limit   int    // 0 means all rows
+	Offset  int
+}
+
+// SQL compiles s.
+func (s Select) SQL() (string, []any, error) {
+	table, err := Table(s.Dataset)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(s.Columns) == 0 {
+		return "", nil, fmt.Errorf("view: select from %q: no columns", s.Dataset)
+	}
+	cols := make([]string, len(s.Columns))
+	for i, c := range s.Columns {
+		if cols[i], err = columnar.QuoteIdent(c); err != nil {
+			return "", nil, err
+		}
+	}
+	var args []any
+	where, err := s.Range.where(&args)
+	if err != nil {
+		return "", nil, err
+	}
+	q := "SELECT " + strings.Join(cols, ", ") + " FROM " + table + where
+	if s.OrderBy != "" {
+		ob, err := columnar.QuoteIdent(s.OrderBy)
+		if err != nil {
+			return "", nil, err
+		}
+		q += " ORDER BY " + ob + ", rowid"
+	} else if s.Limit > 0 || s.Offset > 0 {
+		q += " ORDER BY rowid"
+	}
+	if s.Limit > 0 {
+		q += " LIMIT ?"
+		args = append(args, s.Limit)
+	}
+	if s.Offset > 0 {
+		q += " OFFSET ?"
+		args = append(args, s.Offset)
+	}
+	return q, args, nil
+}
+
+// Count compiles a count of a dataset's rows within r.
+func Count(dataset string, r Range) (string, []any, error) {
+	table, err := Table(dataset)
+	if err != nil {
+		return "", nil, err
+	}
+	var args []any
+	where, err := r.where(&args)
+	if err != nil {
+		return "", nil, err
+	}
+	return "SELECT count(*) FROM " + table + where, args, nil
+}
+
+// DeleteRange compiles the removal of a dataset's rows within r.
+func DeleteRange(dataset string, r Range) (string, []any, error) {
+	table, err := Table(dataset)
+	if err != nil {
+		return "", nil, err
+	}
+	var args []any
+	where, err := r.where(&args)
+	if err != nil {
+		return "", nil, err
+	}
+	if where == "" {
+		return "", nil, fmt.Errorf("view: delete from %q: no range", dataset)
+	}
+	return "DELETE FROM " + table + where, args, nil
+}
+
+// ReplaceMatching compiles the delete half of an upsert: remove the rows of
+// dataset whose match column equals a value of the same column in staging
+// (a quoted table name).
+func ReplaceMatching(dataset, staging, match string) (string, error) {
+	table, err := Table(dataset)
+	if err != nil {
+		return "", err
+	}
+	col, err := columnar.QuoteIdent(match)
+	if err != nil {
+		return "", err
+	}
+	return "DELETE FROM " + table + " WHERE " + col + " IN (SELECT " + col + " FROM " + staging + " WHERE " + col + " IS NOT NULL)", nil
+}
+
+// InsertFrom compiles copying every row of staging into dataset, columns
+// matched by name.
+func InsertFrom(dataset, staging string) (string, error) {
+	table, err := Table(dataset)
+	if err != nil {
+		return "", err
+	}
+	return "INSERT INTO " + table + " BY NAME SELECT * FROM " + staging, nil
+}
+
+// IsUnique compiles a check that column holds no repeated non-null value.
+func IsUnique(dataset, column string) (string, error) {
+	table, err := Table(dataset)
+	if err != nil {
+		return "", err
+	}
+	col, err := columnar.QuoteIdent(column)
+	if err != nil {
+		return "", err
+	}
+	return "SELECT count(DISTINCT " + col + ") = count(" + col + ") FROM " + table, nil
+}
+
+// AddColumn compiles adding a column of type t.
+func AddColumn(dataset, column string, t columnar.DataType) (string, error) {
+	table, err := Table(dataset)
+	if err != nil {
+		return "", err
+	}
+	col, err := columnar.QuoteIdent(column)
+	if err != nil {
+		return "", err
+	}
+	return "ALTER TABLE " + table + " ADD COLUMN " + col + " " + t.SQLType(), nil
+}
+
+// AlterType compiles changing a column's storage to that of t; values that
+// cannot be converted become NULL only when lenient is set, otherwise the
+// statement fails.
+func AlterType(dataset, column string, t columnar.DataType, lenient bool) (string, error) {
+	table, err := Table(dataset)
+	if err != nil {
+		return "", err
+	}
+	col, err := columnar.QuoteIdent(column)
+	if err != nil {
+		return "", err
+	}
+	cast := "CAST"
+	if lenient {
+		cast = "TRY_CAST"
+	}
+	return "ALTER TABLE " + table + " ALTER COLUMN " + col + " SET DATA TYPE " + t.SQLType() +
+		" USING " + cast + "(" + col + " AS " + t.SQLType() + ")", nil
+}
+
+// Drop compiles dropping a dataset's table if it exists.
+func Drop(dataset string) (string, error) {
+	table, err := Table(dataset)
+	if err != nil {
+		return "", err
+	}
+	return "DROP TABLE IF EXISTS " + table, nil
+}

@@ -1,0 +1,406 @@
+package ingest
+
+import (
+	"bytes"
+	"math"
+	"strconv"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/vaticml/vatic/columnar"
+)
+
+// converter turns fields into Arrow arrays. It is safe for concurrent use
+// once built (it is read-only).
+type converter struct {
+	mem     memory.Allocator
+	missing map[string]struct{} // extra missing tokens; nil when none
+}
+
+func newConverter(o Options) *converter {
+	cv := &converter{mem: o.Allocator}
+	for _, m := range o.MissingValues {
+		if cv.missing == nil {
+			cv.missing = make(map[string]struct{}, len(o.MissingValues))
+		}
+		cv.missing[string(trimSpace([]byte(m)))] = struct{}{}
+	}
+	return cv
+}
+
+// isMissing reports whether b (already trimmed of spaces) is missing.
+func (cv *converter) isMissing(t []byte) bool {
+	if len(t) == 0 {
+		return true
+	}
+	if cv.missing != nil {
+		_, ok := cv.missing[string(t)] // no allocation: map lookup by []byte conversion
+		return ok
+	}
+	return false
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// buildColumn converts rows [lo, hi) of column col of fs to an array of
+// type t (by its storage). When a non-missing value does not fit t it
+// returns nil and the index of that row.
+func (cv *converter) buildColumn(fs *fieldSet, col, lo, hi int, t columnar.DataType) (arrow.Array, int) {
+	n := hi - lo
+	switch t.Storage() {
+	case columnar.Numeric:
+		b := array.NewFloat64Builder(cv.mem)
+		defer b.Release()
+		b.Reserve(n)
+		var refs []int32
+		if hi > lo {
+			refs = fs.refs[2*(lo*fs.ncol+col):]
+		}
+		stride := 2 * fs.ncol
+		for i := lo; i < hi; i, refs = i+1, refs[min(stride, len(refs)):] {
+			var v []byte
+			if s, e := refs[0], refs[1]; s >= 0 {
+				v = fs.data[s:e]
+			} else {
+				v = fs.esc[^s:^e]
+			}
+			v = trimSpace(v)
+			if cv.missing != nil && cv.isMissing(v) || len(v) == 0 {
+				b.UnsafeAppendBoolToBitmap(false)
+				continue
+			}
+			f, ok := parseNumber(v)
+			if !ok {
+				return nil, i
+			}
+			b.UnsafeAppend(f)
+		}
+		return b.NewArray(), -1
+	case columnar.Logical:
+		b := array.NewBooleanBuilder(cv.mem)
+		defer b.Release()
+		b.Reserve(n)
+		for i := lo; i < hi; i++ {
+			v := trimSpace(fs.field(i, col))
+			if cv.isMissing(v) {
+				b.UnsafeAppendBoolToBitmap(false)
+				continue
+			}
+			f, ok := parseLogical(v)
+			if !ok {
+				return nil, i
+			}
+			b.UnsafeAppend(f)
+		}
+		return b.NewArray(), -1
+	case columnar.Date:
+		b := array.NewTimestampBuilder(cv.mem, columnar.TimestampType)
+		defer b.Release()
+		b.Reserve(n)
+		for i := lo; i < hi; i++ {
+			v := trimSpace(fs.field(i, col))
+			if cv.isMissing(v) {
+				b.UnsafeAppendBoolToBitmap(false)
+				continue
+			}
+			ts, ok := columnar.ParseTimeBytes(v)
+			if !ok {
+				return nil, i
+			}
+			b.UnsafeAppend(arrow.Timestamp(ts.UnixMicro()))
+		}
+		return b.NewArray(), -1
+	}
+	return cv.buildString(fs, col, lo, hi), -1
+}
+
+// buildString converts rows [lo, hi) of column col to a string array,
+// keeping each value's text as is.
+func (cv *converter) buildString(fs *fieldSet, col, lo, hi int) arrow.Array {
+	b := array.NewStringBuilder(cv.mem)
+	defer b.Release()
+	b.Reserve(hi - lo)
+	size := 0
+	for i := lo; i < hi; i++ {
+		size += len(fs.field(i, col))
+	}
+	b.ReserveData(size)
+	for i := lo; i < hi; i++ {
+		v := fs.field(i, col)
+		if cv.isMissing(trimSpace(v)) {
+			b.AppendNull()
+			continue
+		}
+		b.BinaryBuilder.UnsafeAppend(v)
+	}
+	return b.NewArray()
+}
+
+// pow10 holds the powers of ten that float64 represents exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// parseNumber parses a finite decimal number (surrounding spaces allowed;
+// no hex, underscores, Inf or NaN). Plain
+// decimals of at most 15 digits take a fast path whose result equals
+// strconv.ParseFloat's: the mantissa and the power of ten are exact, so the
+// one division is correctly rounded. Everything else goes to strconv.
+func parseNumber(b []byte) (float64, bool) {
+	b = trimSpace(b)
+	i := 0
+	neg := false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg = b[0] == '-'
+		i++
+	}
+	var mant uint64
+	digits, frac := 0, 0
+	dot := false
+	for ; i < len(b); i++ {
+		c := b[i]
+		if c >= '0' && c <= '9' {
+			mant = mant*10 + uint64(c-'0')
+			digits++
+			if dot {
+				frac++
+			}
+			if digits > 15 {
+				break
+			}
+			continue
+		}
+		if c == '.' && !dot {
+			dot = true
+			continue
+		}
+		break
+	}
+	if i == len(b) && digits > 0 {
+		f := float64(mant)
+		if frac > 0 {
+			f /= pow10[frac]
+		}
+		if neg {
+			f = -f
+		}
+		return f, true
+	}
+	if len(b) == 0 {
+		return 0, false
+	}
+	// Only decimal notation: strconv also takes hex, underscores, Inf, NaN.
+	for _, c := range b {
+		if !numChar[c] {
+			return 0, false
+		}
+	}
+	f, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(b), len(b)), 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, false
+	}
+	return f, true
+}
+
+var numChar = [256]bool{'0': true, '1': true, '2': true, '3': true, '4': true, '5': true, '6': true,
+	'7': true, '8': true, '9': true, '.': true, '+': true, '-': true, 'e': true, 'E': true}
+
+// logicalPair returns the pair a logical word belongs to (1 true/false,
+// 2 yes/no, 3 on/off, 0 none) and its value.
+func logicalPair(b []byte) (pair int, v bool) {
+	switch len(b) {
+	case 2:
+		if bytes.EqualFold(b, []byte("no")) {
+			return 2, false
+		}
+		if bytes.EqualFold(b, []byte("on")) {
+			return 3, true
+		}
+	case 3:
+		if bytes.EqualFold(b, []byte("yes")) {
+			return 2, true
+		}
+		if bytes.EqualFold(b, []byte("off")) {
+			return 3, false
+		}
+	case 4:
+		if bytes.EqualFold(b, []byte("true")) {
+			return 1, true
+		}
+	case 5:
+		if bytes.EqualFold(b, []byte("false")) {
+			return 1, false
+		}
+	}
+	return 0, false
+}
+
+// parseLogical reads a logical value: any of the word pairs, or 1/0.
+func parseLogical(b []byte) (bool, bool) {
+	if p, v := logicalPair(b); p != 0 {
+		return v, true
+	}
+	if len(b) == 1 && (b[0] == '1' || b[0] == '0') {
+		return b[0] == '1', true
+	}
+	return false, false
+}
+
+// inferrer accumulates the evidence for one column's type (MODELLING §13)
+// except the free-text test, which needs a second look at the values.
+type inferrer struct {
+	cv      *converter
+	n       int
+	notNum  bool
+	notDate bool
+	pair    int // 0 none seen, -1 mixed or not logical
+}
+
+func (in *inferrer) add(v []byte) {
+	t := trimSpace(v)
+	if in.cv.isMissing(t) {
+		return
+	}
+	in.n++
+	if !in.notDate {
+		if _, ok := columnar.ParseTimeBytes(t); !ok {
+			in.notDate = true
+		}
+	}
+	if !in.notNum {
+		if _, ok := parseNumber(t); !ok {
+			in.notNum = true
+		}
+	}
+	if in.pair >= 0 {
+		p, _ := logicalPair(t)
+		switch {
+		case p == 0 || in.pair != 0 && p != in.pair:
+			in.pair = -1
+		default:
+			in.pair = p
+		}
+	}
+}
+
+// result returns the inferred type, or "" when the column is String or
+// Text and the free-text test must decide.
+func (in *inferrer) result() columnar.DataType {
+	switch {
+	case in.n == 0:
+		return columnar.String
+	case !in.notDate:
+		return columnar.Date
+	case !in.notNum:
+		return columnar.Numeric
+	case in.pair > 0:
+		return columnar.Logical
+	}
+	return ""
+}
+
+// textCounter implements the free-text test: Text when at least half the
+// non-missing values are distinct and they average at least 3 words.
+type textCounter struct {
+	cv       *converter
+	n, words int
+	distinct map[string]struct{}
+}
+
+func (tc *textCounter) add(v []byte) {
+	if tc.cv.isMissing(trimSpace(v)) {
+		return
+	}
+	if tc.distinct == nil {
+		tc.distinct = make(map[string]struct{})
+	}
+	tc.n++
+	tc.distinct[string(v)] = struct{}{}
+	tc.words += countWords(v)
+}
+
+func (tc *textCounter) result() columnar.DataType {
+	if tc.n > 0 && 2*len(tc.distinct) >= tc.n && tc.words >= 3*tc.n {
+		return columnar.Text
+	}
+	return columnar.String
+}
+
+// inferValues infers the type of a column from its values.
+func (cv *converter) inferValues(n int, value func(i int) []byte) columnar.DataType {
+	in := inferrer{cv: cv}
+	for i := range n {
+		in.add(value(i))
+	}
+	if t := in.result(); t != "" {
+		return t
+	}
+	// Count words first: most string columns are short labels, and the
+	// distinct count (which copies every value) is then not needed.
+	words, m := 0, 0
+	for i := range n {
+		if v := value(i); !cv.isMissing(trimSpace(v)) {
+			words += countWords(v)
+			m++
+		}
+	}
+	if words < 3*m {
+		return columnar.String
+	}
+	tc := textCounter{cv: cv}
+	for i := range n {
+		tc.add(value(i))
+	}
+	return tc.result()
+}
+
+func countWords(b []byte) int {
+	n := 0
+	inWord := false
+	for _, c := range b {
+		space := c == ' ' || c == '\t' || c == '\n' || c == '\r'
+		if !space && !inWord {
+			n++
+		}
+		inWord = !space
+	}
+	return n
+}
+
+// inferTypes infers the type of every column of fs from rows [lo, hi).
+func (cv *converter) inferTypes(fs *fieldSet, lo, hi int) []columnar.DataType {
+	types := make([]columnar.DataType, fs.ncol)
+	for j := range types {
+		types[j] = cv.inferValues(hi-lo, func(i int) []byte { return fs.field(lo+i, j) })
+	}
+	return types
+}
+
+// classifyHeaderField reports whether a header field parses as a number, a
+// date or a logical word (value), or is none of these and not missing (name).
+func (cv *converter) classifyHeaderField(v []byte) (value, name bool) {
+	t := trimSpace(v)
+	if cv.isMissing(t) {
+		return false, false
+	}
+	if _, ok := parseNumber(t); ok {
+		return true, false
+	}
+	if _, ok := columnar.ParseTimeBytes(t); ok {
+		return true, false
+	}
+	if p, _ := logicalPair(t); p != 0 {
+		return true, false
+	}
+	return false, true
+}

@@ -1,0 +1,650 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/vaticml/vatic/columnar"
+)
+
+// JSONMeta is what a JSON body says besides its rows, handed to the
+// prepare function of NewJSON before any row is converted.
+type JSONMeta struct {
+	Columns          []columnar.Spec // in body order
+	MissingValues    []string
+	HasData          bool
+	HasColumns       bool
+	HasMissingValues bool
+}
+
+const (
+	maxJSONBatchBytes = 4 << 20 // value bytes per batch
+	maxSpoolMemory    = 4 << 20 // spooled rows kept in memory before a temp file
+)
+
+// NewJSON returns a Reader of the JSON body in r: either an object with
+// the properties data (array of row objects), columns and missingValues
+// (matched case-insensitively; others ignored), or a top-level array of
+// rows. It reads the body up to the rows; when columns or missingValues
+// may still follow the rows, the rows are spooled (in memory up to 4 MiB,
+// then to a temporary file removed by Release) and the rest of the body is
+// read first. It then calls prepare (when not nil) with what it found and
+// converts the rows with the Options prepare returns; an error from prepare
+// is returned as is. A body without data yields no batches.
+func NewJSON(r io.Reader, opts Options, prepare func(JSONMeta) (Options, error)) (*Reader, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if b, _ := br.Peek(3); bytes.Equal(b, bom) {
+		br.Discard(3)
+	}
+	dec := json.NewDecoder(br)
+	dec.UseNumber()
+	var meta JSONMeta
+	src := &rowSource{dec: dec}
+	var sp *spool
+	fail := func(err error) (*Reader, error) {
+		if sp != nil {
+			sp.remove()
+		}
+		return nil, err
+	}
+
+	tok, err := dec.Token()
+	if err == io.EOF {
+		return nil, &ParseError{Msg: "no data"}
+	}
+	if err != nil {
+		return nil, jsonError(dec, 0, err)
+	}
+	switch tok {
+	case json.Delim('['):
+		meta.HasData = true
+		src.topArray = true
+	case json.Delim('{'):
+	props:
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return fail(jsonError(dec, 0, err))
+			}
+			key, _ := tok.(string)
+			switch {
+			case strings.EqualFold(key, "data") && !meta.HasData:
+				tok, err := dec.Token()
+				if err != nil {
+					return fail(jsonError(dec, 0, err))
+				}
+				if tok == nil {
+					continue
+				}
+				if tok != json.Delim('[') {
+					return fail(&ParseError{Msg: "data must be an array"})
+				}
+				meta.HasData = true
+				if meta.HasColumns && meta.HasMissingValues {
+					src.inObject = true // nothing left to learn: stream the rows
+					break props
+				}
+				if sp, err = spoolRows(dec); err != nil {
+					return fail(err)
+				}
+			case strings.EqualFold(key, "columns") && !meta.HasColumns:
+				if meta.Columns, meta.HasColumns, err = readColumns(dec); err != nil {
+					return fail(err)
+				}
+			case strings.EqualFold(key, "missingValues") && !meta.HasMissingValues:
+				if meta.MissingValues, meta.HasMissingValues, err = readStrings(dec); err != nil {
+					return fail(err)
+				}
+			default:
+				if err := skipValue(dec); err != nil {
+					return fail(err)
+				}
+			}
+		}
+		if !src.inObject {
+			if err := finishObject(dec); err != nil {
+				return fail(err)
+			}
+		}
+	default:
+		return nil, &ParseError{Msg: "expected a JSON object or array"}
+	}
+	if sp != nil {
+		rd, err := sp.reader()
+		if err != nil {
+			return fail(err)
+		}
+		src = &rowSource{dec: json.NewDecoder(rd), spooled: true}
+		src.dec.UseNumber()
+	}
+
+	if prepare != nil {
+		if opts, err = prepare(meta); err != nil {
+			return fail(err)
+		}
+	}
+	opts = opts.withDefaults()
+	j := &jsonReader{
+		src: src, cv: newConverter(opts), opts: opts, spool: sp,
+		index: make(map[string]int),
+	}
+	rd := &Reader{}
+	j.r = rd
+	rd.next = j.next
+	rd.stop = j.stop
+	if meta.HasData {
+		if err := j.sample(); err != nil {
+			j.stop()
+			return nil, err
+		}
+	} else {
+		j.eof = true
+	}
+	rd.buildSchema()
+	return rd, nil
+}
+
+func jsonError(dec *json.Decoder, row int64, err error) *ParseError {
+	msg := err.Error()
+	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+		msg = "unexpected end of JSON input"
+	}
+	return &ParseError{Row: row, Msg: fmt.Sprintf("malformed JSON at byte %d: %s", dec.InputOffset(), msg)}
+}
+
+// finishObject reads the closing brace of the top-level object and checks
+// that nothing follows it.
+func finishObject(dec *json.Decoder) error {
+	if _, err := dec.Token(); err != nil {
+		return jsonError(dec, 0, err)
+	}
+	return checkEOF(dec)
+}
+
+func checkEOF(dec *json.Decoder) error {
+	if _, err := dec.Token(); err != io.EOF {
+		return &ParseError{Msg: fmt.Sprintf("unexpected data after the top-level value at byte %d", dec.InputOffset())}
+	}
+	return nil
+}
+
+// skipValue reads and discards one value.
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return jsonError(dec, 0, err)
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
+}
+
+func scalarText(tok json.Token) (string, bool) {
+	switch v := tok.(type) {
+	case string:
+		return v, true
+	case json.Number:
+		return string(v), true
+	case bool:
+		if v {
+			return "true", true
+		}
+		return "false", true
+	case nil:
+		return "", true
+	}
+	return "", false
+}
+
+// readColumns reads the columns property: name → {dataType, role,
+// imputation, aggregation}, property names in any case.
+func readColumns(dec *json.Decoder) ([]columnar.Spec, bool, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, false, jsonError(dec, 0, err)
+	}
+	if tok == nil {
+		return nil, false, nil
+	}
+	if tok != json.Delim('{') {
+		return nil, false, &ParseError{Msg: "columns must be an object"}
+	}
+	specs := []columnar.Spec{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, false, jsonError(dec, 0, err)
+		}
+		spec := columnar.Spec{Name: tok.(string)}
+		if tok, err = dec.Token(); err != nil {
+			return nil, false, jsonError(dec, 0, err)
+		}
+		switch tok {
+		case nil:
+		case json.Delim('{'):
+			for dec.More() {
+				k, err := dec.Token()
+				if err != nil {
+					return nil, false, jsonError(dec, 0, err)
+				}
+				key := k.(string)
+				var dst *string
+				switch {
+				case strings.EqualFold(key, "dataType"):
+					dst = &spec.DataType
+				case strings.EqualFold(key, "role"):
+					dst = &spec.Role
+				case strings.EqualFold(key, "imputation"):
+					dst = &spec.Imputation
+				case strings.EqualFold(key, "aggregation"):
+					dst = &spec.Aggregation
+				default:
+					if err := skipValue(dec); err != nil {
+						return nil, false, err
+					}
+					continue
+				}
+				v, err := dec.Token()
+				if err != nil {
+					return nil, false, jsonError(dec, 0, err)
+				}
+				s, ok := scalarText(v)
+				if !ok {
+					return nil, false, &ParseError{Column: spec.Name, Msg: fmt.Sprintf("columns: %s must be a string", key)}
+				}
+				*dst = s
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, false, jsonError(dec, 0, err)
+			}
+		default:
+			return nil, false, &ParseError{Column: spec.Name, Msg: "columns: column metadata must be an object"}
+		}
+		specs = append(specs, spec)
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, false, jsonError(dec, 0, err)
+	}
+	return specs, true, nil
+}
+
+// readStrings reads the missingValues property: an array of strings
+// (numbers and booleans are taken as their text, nulls are skipped).
+func readStrings(dec *json.Decoder) ([]string, bool, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, false, jsonError(dec, 0, err)
+	}
+	if tok == nil {
+		return nil, false, nil
+	}
+	if tok != json.Delim('[') {
+		return nil, false, &ParseError{Msg: "missingValues must be an array of strings"}
+	}
+	out := []string{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, false, jsonError(dec, 0, err)
+		}
+		s, ok := scalarText(tok)
+		if !ok {
+			return nil, false, &ParseError{Msg: "missingValues must be an array of strings"}
+		}
+		if tok != nil {
+			out = append(out, s)
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, false, jsonError(dec, 0, err)
+	}
+	return out, true, nil
+}
+
+// spool keeps rows read before the metadata that follows them: in memory
+// up to maxSpoolMemory, then in a temporary file.
+type spool struct {
+	mem  bytes.Buffer
+	f    *os.File
+	w    *bufio.Writer
+	rows int64
+}
+
+func (s *spool) write(raw []byte) error {
+	if s.f == nil && s.mem.Len()+len(raw) > maxSpoolMemory {
+		f, err := os.CreateTemp("", "vatic-ingest-*.json")
+		if err != nil {
+			return fmt.Errorf("ingest: spool rows: %w", err)
+		}
+		s.f = f
+		s.w = bufio.NewWriterSize(f, 256<<10)
+		if _, err := s.w.Write(s.mem.Bytes()); err != nil {
+			return fmt.Errorf("ingest: spool rows: %w", err)
+		}
+		s.mem = bytes.Buffer{}
+	}
+	var err error
+	if s.f != nil {
+		if _, err = s.w.Write(raw); err == nil {
+			err = s.w.WriteByte('\n')
+		}
+	} else {
+		s.mem.Write(raw)
+		s.mem.WriteByte('\n')
+	}
+	if err != nil {
+		return fmt.Errorf("ingest: spool rows: %w", err)
+	}
+	return nil
+}
+
+func (s *spool) reader() (io.Reader, error) {
+	if s.f == nil {
+		return &s.mem, nil
+	}
+	if err := s.w.Flush(); err != nil {
+		return nil, fmt.Errorf("ingest: spool rows: %w", err)
+	}
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("ingest: spool rows: %w", err)
+	}
+	return bufio.NewReaderSize(s.f, 256<<10), nil
+}
+
+func (s *spool) remove() {
+	if s.f != nil {
+		s.f.Close()
+		os.Remove(s.f.Name())
+		s.f = nil
+	}
+}
+
+// spoolRows copies the rows of the data array (after its '[') to a spool.
+func spoolRows(dec *json.Decoder) (*spool, error) {
+	sp := &spool{}
+	for dec.More() {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			sp.remove()
+			return nil, jsonError(dec, sp.rows+1, err)
+		}
+		sp.rows++
+		if err := sp.write(raw); err != nil {
+			sp.remove()
+			return nil, err
+		}
+	}
+	if _, err := dec.Token(); err != nil { // ']'
+		sp.remove()
+		return nil, jsonError(dec, sp.rows+1, err)
+	}
+	return sp, nil
+}
+
+// rowSource yields row objects from the data array of a body, a top-level
+// array, or a spool of row values.
+type rowSource struct {
+	dec      *json.Decoder
+	topArray bool // rows are the top-level array
+	inObject bool // rows are the data array inside the top-level object
+	spooled  bool // rows are a stream of values
+}
+
+// finish reads what follows the rows and checks the end of the body.
+func (s *rowSource) finish() error {
+	switch {
+	case s.spooled:
+		return nil
+	case s.topArray:
+		if _, err := s.dec.Token(); err != nil { // ']'
+			return jsonError(s.dec, 0, err)
+		}
+		return checkEOF(s.dec)
+	}
+	if _, err := s.dec.Token(); err != nil { // ']'
+		return jsonError(s.dec, 0, err)
+	}
+	for s.dec.More() {
+		if _, err := s.dec.Token(); err != nil { // key
+			return jsonError(s.dec, 0, err)
+		}
+		if err := skipValue(s.dec); err != nil {
+			return err
+		}
+	}
+	return finishObject(s.dec)
+}
+
+// cell is one non-missing value of a row in sparse form.
+type cell struct {
+	row, col int32
+	s, e     int32
+}
+
+type jsonReader struct {
+	r     *Reader
+	src   *rowSource
+	cv    *converter
+	opts  Options
+	spool *spool
+	index map[string]int // lower-case name → column
+	decl  []bool
+
+	rowNum int64 // rows read so far
+	eof    bool
+
+	// The batch being built, sparse: values in vals, cells per value.
+	vals  []byte
+	cells []cell
+	nrows int
+
+	fs   fieldSet
+	lo   int // next row of fs to emit
+	keep bool
+}
+
+// column returns the index of the column named name, adding it if new.
+func (j *jsonReader) column(name string, typ columnar.DataType) (int, bool) {
+	k := strings.ToLower(name)
+	if i, ok := j.index[k]; ok {
+		return i, false
+	}
+	i := len(j.r.cols)
+	j.index[k] = i
+	c := ColumnInfo{Name: name, DataType: typ}
+	if t, ok := j.opts.Declared[k]; ok && t != "" {
+		c.DataType, c.Declared = t, true
+	}
+	j.r.cols = append(j.r.cols, c)
+	return i, true
+}
+
+// readRow appends one row to the sparse batch. It reports false at the end
+// of the rows, and newCol when the row brought a column not seen before
+// (added as String, or with its declared type; while sampling, untyped).
+func (j *jsonReader) readRow(sampling bool) (ok, newCol bool, err error) {
+	dec := j.src.dec
+	if !dec.More() {
+		j.eof = true
+		return false, false, j.src.finish()
+	}
+	row := j.rowNum + 1
+	tok, err := dec.Token()
+	if err != nil {
+		return false, false, jsonError(dec, row, err)
+	}
+	if tok != json.Delim('{') {
+		return false, false, &ParseError{Row: row, Msg: "row must be an object"}
+	}
+	start := len(j.cells)
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return false, false, jsonError(dec, row, err)
+		}
+		key := tok.(string)
+		if tok, err = dec.Token(); err != nil {
+			return false, false, jsonError(dec, row, err)
+		}
+		s, scalar := scalarText(tok)
+		if !scalar {
+			return false, false, &ParseError{Row: row, Column: key, Msg: "nested object or array value"}
+		}
+		typ := columnar.String
+		if sampling {
+			typ = ""
+		}
+		col, added := j.column(key, typ)
+		newCol = newCol || added
+		// A repeated key replaces the earlier value.
+		for i := start; i < len(j.cells); i++ {
+			if j.cells[i].col == int32(col) {
+				j.cells = append(j.cells[:i], j.cells[i+1:]...)
+				break
+			}
+		}
+		if tok == nil {
+			continue // missing; the key still names a column
+		}
+		vs := len(j.vals)
+		j.vals = append(j.vals, s...)
+		j.cells = append(j.cells, cell{row: int32(j.nrows), col: int32(col), s: int32(vs), e: int32(len(j.vals))})
+	}
+	if _, err := dec.Token(); err != nil {
+		return false, false, jsonError(dec, row, err)
+	}
+	j.rowNum++
+	j.nrows++
+	return true, newCol, nil
+}
+
+// materialize turns the sparse batch into j.fs with ncol columns.
+func (j *jsonReader) materialize(ncol int) {
+	j.fs.reset(j.vals, ncol)
+	n := 2 * j.nrows * ncol
+	if cap(j.fs.refs) < n {
+		j.fs.refs = make([]int32, n)
+	}
+	j.fs.refs = j.fs.refs[:n]
+	clear(j.fs.refs)
+	for _, c := range j.cells {
+		k := 2 * (int(c.row)*ncol + int(c.col))
+		j.fs.refs[k], j.fs.refs[k+1] = c.s, c.e
+	}
+	j.fs.rows = j.nrows
+	j.lo = 0
+}
+
+// sample reads up to SampleRows rows, infers the column types and keeps
+// the rows as the first batch.
+func (j *jsonReader) sample() error {
+	for j.nrows < j.opts.SampleRows && len(j.vals) < maxSampleBytes {
+		ok, _, err := j.readRow(true)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+	}
+	ncol := len(j.r.cols)
+	j.materialize(ncol)
+	types := j.cv.inferTypes(&j.fs, 0, j.fs.rows)
+	for i := range j.r.cols {
+		if !j.r.cols[i].Declared {
+			j.r.cols[i].DataType = types[i]
+		}
+	}
+	j.keep = true
+	return nil
+}
+
+func (j *jsonReader) next() (arrow.RecordBatch, error) {
+	for {
+		if j.keep && j.lo < j.fs.rows {
+			return j.emit()
+		}
+		if j.eof {
+			return nil, nil
+		}
+		// Read the next batch. A row may add columns; earlier rows of the
+		// batch get nulls there.
+		j.keep = false
+		j.vals, j.cells, j.nrows = j.vals[:0], j.cells[:0], 0
+		for !j.eof && j.nrows < j.opts.BatchRows && len(j.vals) < maxJSONBatchBytes {
+			if _, _, err := j.readRow(false); err != nil {
+				return nil, err
+			}
+		}
+		j.materialize(len(j.r.cols))
+		j.keep = true
+	}
+}
+
+// emit converts the next BatchRows rows of j.fs.
+func (j *jsonReader) emit() (arrow.RecordBatch, error) {
+	lo := j.lo
+	hi := min(j.fs.rows, lo+j.opts.BatchRows)
+	j.lo = hi
+	ncol := j.fs.ncol
+	cols := make([]arrow.Array, ncol)
+	release := func() {
+		for _, a := range cols {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}
+	changed := false
+	for c := range cols {
+		ci := &j.r.cols[c]
+		arr, bad := j.cv.buildColumn(&j.fs, c, lo, hi, ci.DataType)
+		if bad >= 0 {
+			if ci.Declared {
+				release()
+				return nil, &ParseError{Row: j.r.rows + int64(bad-lo) + 1, Column: ci.Name, Msg: mismatch(trimSpace(j.fs.field(bad, c)), ci.DataType)}
+			}
+			ci.DataType = columnar.String
+			changed = true
+			arr = j.cv.buildString(&j.fs, c, lo, hi)
+		}
+		cols[c] = arr
+	}
+	if changed || j.r.schema == nil || len(j.r.schema.Fields()) != len(cols) {
+		j.r.buildSchema()
+	}
+	rec := array.NewRecordBatch(j.r.schema, cols, int64(hi-lo))
+	release()
+	j.r.rows += int64(hi - lo)
+	for i := lo; i < hi; i++ {
+		for c := range ncol {
+			j.r.bytes += int64(len(j.fs.field(i, c)))
+		}
+	}
+	return rec, nil
+}
+
+func (j *jsonReader) stop() {
+	if j.spool != nil {
+		j.spool.remove()
+		j.spool = nil
+	}
+}

@@ -1,0 +1,108 @@
+package ingest
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/vaticml/vatic/columnar"
+)
+
+// ColumnInfo describes one column of a Reader.
+type ColumnInfo struct {
+	Name     string
+	DataType columnar.DataType
+	Declared bool // the type came from Options.Declared
+}
+
+// Reader streams record batches from a CSV or JSON body. It follows arrow's
+// RecordReader contract, except that the schema may change between batches
+// as the package documentation describes. A Reader is not safe for
+// concurrent use; Release may be called at any time from the goroutine that
+// uses it.
+type Reader struct {
+	cols   []ColumnInfo
+	schema *arrow.Schema
+	cur    arrow.RecordBatch
+	err    error
+	rows   int64
+	bytes  int64
+	done   bool
+
+	// next produces the next batch, nil at the end; it owns the reference.
+	next func() (arrow.RecordBatch, error)
+	// stop ends background work and frees the source; called once.
+	stop    func()
+	stopped bool
+}
+
+func (r *Reader) buildSchema() {
+	fields := make([]arrow.Field, len(r.cols))
+	for i, c := range r.cols {
+		fields[i] = columnar.Field(c.Name, c.DataType)
+	}
+	r.schema = arrow.NewSchema(fields, nil)
+}
+
+// Schema returns the schema of the current batch; before the first Next,
+// the schema inferred from the sample.
+func (r *Reader) Schema() *arrow.Schema { return r.schema }
+
+// Next advances to the next batch and reports whether there is one. The
+// previous batch is released.
+func (r *Reader) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.done {
+		return false
+	}
+	rec, err := r.next()
+	if err != nil || rec == nil {
+		r.err = err
+		r.done = true
+		r.halt()
+		return false
+	}
+	r.cur = rec
+	r.schema = rec.Schema()
+	return true
+}
+
+// RecordBatch returns the current batch, valid until the next call to Next
+// or Release; retain it to keep it longer.
+func (r *Reader) RecordBatch() arrow.RecordBatch { return r.cur }
+
+// Err returns the error that ended the stream, if any: a *ParseError, or a
+// read error (matching ErrTooLarge when the input was over its cap).
+func (r *Reader) Err() error { return r.err }
+
+// Release stops background work, waits for it and frees every buffer. It is
+// safe to call before the end of the stream and more than once.
+func (r *Reader) Release() {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	r.done = true
+	r.halt()
+}
+
+func (r *Reader) halt() {
+	if !r.stopped {
+		r.stopped = true
+		if r.stop != nil {
+			r.stop()
+		}
+	}
+}
+
+// Columns returns the current columns with their types; after Next has
+// returned false, the final ones.
+func (r *Reader) Columns() []ColumnInfo { return append([]ColumnInfo(nil), r.cols...) }
+
+// Rows returns the number of data rows emitted so far.
+func (r *Reader) Rows() int64 { return r.rows }
+
+// Bytes returns the number of (decompressed) input bytes of the data rows
+// emitted so far.
+func (r *Reader) Bytes() int64 { return r.bytes }
