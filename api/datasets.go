@@ -14,7 +14,6 @@ import (
 
 	"github.com/vaticml/vatic/columnar"
 	"github.com/vaticml/vatic/engine"
-	"github.com/vaticml/vatic/stats"
 )
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
@@ -274,8 +273,8 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request, name, column stri
 // statsJSON is the statistics envelope: columns is a map keyed by column
 // name (REFERENCE §2.10, §9 #8) whose objects carry both the recorded keys
 // (row_count, errors, non_numeric, …) and the newer ones (totalCount,
-// lastCalculated, distribution, …). Numbers are rounded to 6 decimals;
-// non-finite ones are omitted.
+// lastCalculated, distribution, …). The engine rounds the numbers to 6
+// decimals; non-finite ones are omitted.
 type statsJSON struct {
 	DataSetName string           `json:"dataSetName"`
 	Columns     statsColumnsJSON `json:"columns"`
@@ -302,7 +301,8 @@ func (cs statsColumnsJSON) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// orderedObject is a JSON object with keys in insertion order.
+// orderedObject is a JSON object with keys in insertion order; non-finite
+// numbers are omitted (JSON has none).
 type orderedObject struct {
 	keys []string
 	vals []any
@@ -313,7 +313,6 @@ func (o *orderedObject) set(k string, v any) {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return
 		}
-		v = stats.Round(f, 6)
 	}
 	o.keys = append(o.keys, k)
 	o.vals = append(o.vals, v)

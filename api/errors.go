@@ -31,7 +31,10 @@ type errorBody struct {
 	StatusCode   int            `json:"statusCode"`
 	Message      string         `json:"message"`
 	ErrorType    string         `json:"errorType,omitempty"`
-	ErrorDetails map[string]any `json:"errorDetails,omitempty"`
+	// ErrorDetails is {} when there is nothing to add (REFERENCE §1.10)
+	// and absent only on 401: an interface, so that omitempty drops nil
+	// but keeps an empty map.
+	ErrorDetails any `json:"errorDetails,omitempty"`
 }
 
 // writeError answers err with the reference's error body: the status from

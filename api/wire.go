@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/vaticml/vatic/columnar"
 	"github.com/vaticml/vatic/engine"
@@ -130,9 +131,7 @@ func newPage(r *http.Request, number, size int, total int64) page {
 func pageHref(r *http.Request, number, size int) string {
 	q := url.Values{}
 	for k, vs := range r.URL.Query() {
-		switch k {
-		case "page", "pageSize":
-		default:
+		if !strings.EqualFold(k, "page") && !strings.EqualFold(k, "pageSize") {
 			q[k] = vs
 		}
 	}

@@ -44,7 +44,7 @@ func TestCountLines(t *testing.T) {
 }
 
 // fakeAPI answers the three calls of the driver like the contract says.
-func fakeAPI(t *testing.T, csvBody string) *httptest.Server {
+func fakeAPI(t testing.TB, csvBody string) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.HandleFunc("PUT /v1/data/{name}", func(w http.ResponseWriter, r *http.Request) {

@@ -16,9 +16,12 @@
 //     counting the lines received. Target: at least 1 M rows/s.
 //
 // Inputs are generated deterministically from a seed (see [WriteCSV]) and
-// cached on disk by [Generate]. Results are printed in the Go benchmark
-// format (see [WriteResults]) so that benchstat can compare runs, followed
-// by a summary of the targets (see [Checks]).
+// cached on disk by [Generate]. [Run] runs the workloads, alternating the
+// server and the anchor run by run. Results are printed in the Go benchmark
+// format (see [WriteResults]), the side being the name key impl=vatic or
+// impl=duckdb, so that benchstat can compare runs and sides, followed by a
+// summary of the targets (see [Checks]). cmd/bench binds flags to [Config];
+// README.md explains how to run and read it.
 //
 // The package is a plain HTTP client: it imports nothing from this module
 // and no cgo library, so it can measure any base URL, ours or a peer's.

@@ -179,7 +179,7 @@ func fakeSQL(args []string) int {
 	return 0
 }
 
-func fakeVaticBin(t *testing.T) string {
+func fakeVaticBin(t testing.TB) string {
 	t.Helper()
 	t.Setenv("BENCH_FAKE_VATIC", "1")
 	exe, err := os.Executable()

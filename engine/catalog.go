@@ -263,15 +263,6 @@ func (e *Engine) countDatasets(ctx context.Context) (int64, error) {
 	return n, scanOne(rows, &n)
 }
 
-// sumDatasetSize reports the bytes of all datasets.
-func (e *Engine) sumDatasetSize(ctx context.Context) (int64, error) {
-	var n int64
-	rows, err := e.store.Rows(ctx, `SELECT coalesce(sum(size_bytes), 0)::BIGINT FROM catalog.datasets`)
-	if err != nil {
-		return 0, err
-	}
-	return n, scanOne(rows, &n)
-}
 
 // tableColumns reads the columns of a dataset's table from DuckDB's own
 // catalog, keyed by lower-cased name; empty when the table does not exist.

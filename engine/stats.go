@@ -243,7 +243,7 @@ func (a *accumulator) result() ColumnStats {
 		}
 	}
 	if len(a.numbers) > 0 {
-		sum := stats.Describe(a.numbers, statsBuckets)
+		sum := roundSummary(stats.Describe(a.numbers, statsBuckets))
 		s.Numbers = &sum
 		if a.counts == nil {
 			s.Distinct = int64(sum.Distinct)
@@ -294,4 +294,19 @@ func parseLogical(s string) (bool, bool) {
 		return false, true
 	}
 	return false, false
+}
+
+// statsDecimals is the rounding of column statistics (MODELLING §0, §11).
+const statsDecimals = 6
+
+// roundSummary rounds every number of s to statsDecimals places.
+func roundSummary(s stats.Summary) stats.Summary {
+	for _, p := range []*float64{&s.Min, &s.Max, &s.Mean, &s.Median, &s.Variance, &s.StdDev, &s.Mode} {
+		*p = stats.Round(*p, statsDecimals)
+	}
+	for i := range s.Buckets {
+		s.Buckets[i].Min = stats.Round(s.Buckets[i].Min, statsDecimals)
+		s.Buckets[i].Max = stats.Round(s.Buckets[i].Max, statsDecimals)
+	}
+	return s
 }

@@ -80,7 +80,7 @@ func (cv *converter) buildColumn(fs *fieldSet, col, lo, hi int, t columnar.DataT
 				b.UnsafeAppendBoolToBitmap(false)
 				continue
 			}
-			f, ok := parseNumber(v)
+			f, ok := parseTrimmedNumber(v)
 			if !ok {
 				return nil, i
 			}
@@ -156,37 +156,39 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // decimals of at most 15 digits take a fast path whose result equals
 // strconv.ParseFloat's: the mantissa and the power of ten are exact, so the
 // one division is correctly rounded. Everything else goes to strconv.
-func parseNumber(b []byte) (float64, bool) {
-	b = trimSpace(b)
+func parseNumber(b []byte) (float64, bool) { return parseTrimmedNumber(trimSpace(b)) }
+
+func parseTrimmedNumber(b []byte) (float64, bool) {
 	i := 0
 	neg := false
 	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
 		neg = b[0] == '-'
 		i++
 	}
-	var mant uint64
-	digits, frac := 0, 0
-	dot := false
+	var mant uint64 // wraps for long inputs, which take the slow path
+	start := i
 	for ; i < len(b); i++ {
-		c := b[i]
-		if c >= '0' && c <= '9' {
-			mant = mant*10 + uint64(c-'0')
-			digits++
-			if dot {
-				frac++
-			}
-			if digits > 15 {
+		d := b[i] - '0'
+		if d > 9 {
+			break
+		}
+		mant = mant*10 + uint64(d)
+	}
+	digits, frac := i-start, 0
+	if i < len(b) && b[i] == '.' {
+		i++
+		fs := i
+		for ; i < len(b); i++ {
+			d := b[i] - '0'
+			if d > 9 {
 				break
 			}
-			continue
+			mant = mant*10 + uint64(d)
 		}
-		if c == '.' && !dot {
-			dot = true
-			continue
-		}
-		break
+		frac = i - fs
+		digits += frac
 	}
-	if i == len(b) && digits > 0 {
+	if i == len(b) && digits > 0 && digits <= 15 {
 		f := float64(mant)
 		if frac > 0 {
 			f /= pow10[frac]

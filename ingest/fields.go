@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -150,9 +152,7 @@ func splitCSV(fs *fieldSet, data []byte, ncol, maxRows int, atEOF bool) (int, in
 				return recStart, recLine - 1, &csvSyntaxError{line, nf - 1, "unexpected character after a closing quote"}
 			}
 			start := pos
-			for pos < n && !special[data[pos]] {
-				pos++
-			}
+			pos = scanUnquoted(data, pos)
 			if pos < n && data[pos] == '"' {
 				return recStart, recLine - 1, &csvSyntaxError{line, nf, `bare " in an unquoted field`}
 			}
@@ -192,6 +192,32 @@ func splitCSV(fs *fieldSet, data []byte, ncol, maxRows int, atEOF bool) (int, in
 		fs.rows++
 	}
 	return pos, line - 1, nil
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// scanUnquoted returns the index of the first ',', '\n' or '"' in data at or
+// after pos, or len(data). It tests eight bytes at a time: for each wanted
+// byte c, (x-ones) &^ x & highs with x = word^(c*ones) marks the bytes equal
+// to c; borrows can only add marks above the first true one, so the lowest
+// mark is exact.
+func scanUnquoted(data []byte, pos int) int {
+	for pos+8 <= len(data) {
+		w := binary.LittleEndian.Uint64(data[pos:])
+		a, b, c := w^(ones*','), w^(ones*'\n'), w^(ones*'"')
+		m := (a-ones)&^a | (b-ones)&^b | (c-ones)&^c
+		if m &= highs; m != 0 {
+			return pos + bits.TrailingZeros64(m)>>3
+		}
+		pos += 8
+	}
+	for pos < len(data) && !special[data[pos]] {
+		pos++
+	}
+	return pos
 }
 
 var (

@@ -43,6 +43,8 @@ func TestJSON(t *testing.T) {
 		{"no data", `{"columns":{"a":{}}}`, "", nil},
 		{"null data", `{"data":null}`, "", nil},
 		{"empty data", `{"data":[]}`, "", nil},
+		{"streamed with trailing properties", `{"columns":{},"missingValues":[],"data":[{"a":1},{"a":2}],"extra":{"x":[1,{"y":2}]},"columns":5}`,
+			"a:numeric", []string{"1", "2"}},
 		{"other properties", `{"dataSetName":"x","extra":{"data":[1]},"Data":[{"a":1}],"more":[[{}]]}`, "a:numeric", []string{"1"}},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/vaticml/vatic"
+
+// allowed lists, per package, the in-module packages it may import
+// directly (STYLE.md §2). A package missing here fails the test: new
+// packages must be placed in the table deliberately.
+var allowed = map[string][]string{
+	"api":                   {"engine", "columnar"},
+	"engine":                {"engine/view", "ingest", "columnar", "stats", "stats/*"},
+	"engine/view":           {"columnar"},
+	"engine/enginetest":     {"engine", "columnar"},
+	"ingest":                {"columnar"},
+	"columnar":              {},
+	"columnar/duckstore":    {"columnar"},
+	"columnar/columnartest": {"columnar"},
+	"stats":                 {},
+	"stats/*":               {"stats"},
+	"bench":                 {},
+	"cmd/bench":             {"bench"},
+	"cmd/vatic":             {"*"},
+}
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+func TestLayering(t *testing.T) {
+	cmd := exec.Command("go", "list", "-tags", "duckdb_arrow", "-json", module+"/...")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		rules, ok := lookup(rel)
+		if !ok {
+			t.Errorf("package %s is not in the layering table", rel)
+			continue
+		}
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			target := strings.TrimPrefix(imp, module+"/")
+			if !permitted(rules, target) {
+				t.Errorf("%s imports %s, which the layering table does not allow", rel, target)
+			}
+		}
+		for _, dep := range p.Deps {
+			switch {
+			case strings.HasPrefix(dep, "github.com/duckdb/") && rel != "columnar/duckstore" && rel != "cmd/vatic":
+				t.Errorf("%s depends on %s: only columnar/duckstore may use DuckDB", rel, dep)
+			case dep == "net/http" && (rel == "engine" || strings.HasPrefix(rel, "engine/") || rel == "ingest" || rel == "stats"):
+				t.Errorf("%s depends on net/http", rel)
+			case strings.HasPrefix(dep, "github.com/apache/arrow-go") && (rel == "stats" || strings.HasPrefix(rel, "stats/")):
+				t.Errorf("%s depends on Arrow: stats sees []float64 and gonum only", rel)
+			}
+		}
+	}
+}
+
+func lookup(rel string) ([]string, bool) {
+	if r, ok := allowed[rel]; ok {
+		return r, true
+	}
+	if i := strings.LastIndex(rel, "/"); i > 0 {
+		r, ok := allowed[rel[:i]+"/*"]
+		return r, ok
+	}
+	return nil, false
+}
+
+func permitted(rules []string, target string) bool {
+	if slices.Contains(rules, "*") || slices.Contains(rules, target) {
+		return true
+	}
+	for _, r := range rules {
+		if strings.HasSuffix(r, "/*") && strings.HasPrefix(target, strings.TrimSuffix(r, "*")) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func TestParseServe(t *testing.T) {
+	f := func(args []string, e map[string]string, check func(c serveConfig)) {
+		t.Helper()
+		c, err := parseServe(args, env(e), io.Discard)
+		if err != nil {
+			t.Fatalf("parseServe(%q, %v) = %v", args, e, err)
+		}
+		check(c)
+	}
+	f(nil, nil, func(c serveConfig) {
+		if c.Addr != "127.0.0.1:8080" || c.DataDir != "./data" || c.MaxBodyBytes != 1<<30 || c.LogFormat != "text" {
+			t.Errorf("defaults = %+v", c)
+		}
+	})
+	// The environment fills what the command line does not give, and the
+	// command line wins.
+	f([]string{"-addr", ":9"}, map[string]string{"VATIC_ADDR": ":7", "VATIC_DATA": "/d", "VATIC_API_KEYS": "a, b:community", "VATIC_MAX_BODY": "5"},
+		func(c serveConfig) {
+			if c.Addr != ":9" || c.DataDir != "/d" || c.MaxBodyBytes != 5 || strings.Join(c.Keys, "|") != "a|b:community" {
+				t.Errorf("env+flags = %+v", c)
+			}
+		})
+	f([]string{"-api-key", "x", "-api-key", "y:community", "-log-format", "json"}, map[string]string{"VATIC_API_KEYS": "z"}, func(c serveConfig) {
+		if strings.Join(c.Keys, "|") != "x|y:community" || c.LogFormat != "json" {
+			t.Errorf("repeated -api-key = %+v", c)
+		}
+	})
+}
+
+func TestParseServeErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"-log-format", "xml"}, {"-max-body", "0"}, {"-max-body", "abc"}, {"-log-level", "loud"}, {"extra"}, {"-nope"},
+	} {
+		if _, err := parseServe(args, env(nil), io.Discard); err == nil {
+			t.Errorf("parseServe(%q) = nil error, want one", args)
+		}
+	}
+	if _, err := parseServe(nil, env(map[string]string{"VATIC_MAX_BODY": "x"}), io.Discard); err == nil {
+		t.Errorf("bad VATIC_MAX_BODY accepted")
+	}
+}
+
+func TestHelpListsEnvTwins(t *testing.T) {
+	var out bytes.Buffer
+	_, err := parseServe([]string{"-h"}, env(nil), &out)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("parseServe(-h) = %v, want ErrHelp", err)
+	}
+	for _, want := range []string{"-addr", "VATIC_ADDR", "-data", "VATIC_DATA", "-api-key", "VATIC_API_KEYS", "-max-body", "VATIC_MAX_BODY", "-log-format", "VATIC_LOG_FORMAT"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("serve -h does not mention %s:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if err := run(t.Context(), []string{"--help"}, env(nil), &out, io.Discard); err != nil {
+		t.Fatalf("run(--help) = %v", err)
+	}
+	if !strings.Contains(out.String(), "vatic serve") || !strings.Contains(out.String(), "VATIC_") {
+		t.Errorf("vatic --help = %s", out.String())
+	}
+	if err := run(t.Context(), []string{"bogus"}, env(nil), io.Discard, io.Discard); err == nil {
+		t.Errorf("run(bogus) = nil")
+	}
+}
+
+// startServe runs `vatic serve` in-process on a free port and returns its
+// base URL and a stop function that waits for a clean exit.
+func startServe(t *testing.T, args ...string) (string, func()) {
+	t.Helper()
+	c, err := parseServe(append([]string{"-addr", "127.0.0.1:0"}, args...), env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := make(chan string, 1)
+	c.ready = func(a string) { addr <- a }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, c, io.Discard) }()
+	select {
+	case a := <-addr:
+		return "http://" + a, func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("serve returned %v", err)
+			}
+		}
+	case err := <-done:
+		cancel()
+		t.Fatalf("serve = %v", err)
+	case <-time.After(30 * time.Second):
+		cancel()
+		t.Fatal("server did not start")
+	}
+	return "", nil
+}
+
+func TestServeFirstStartWritesKeyAndRestarts(t *testing.T) {
+	dir := t.TempDir()
+	base, stop := startServe(t, "-data", dir)
+	keyFile := filepath.Join(dir, "api-key")
+	st, err := os.Stat(keyFile)
+	if err != nil {
+		t.Fatalf("api-key file: %v", err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("api-key mode = %v, want 0600", st.Mode().Perm())
+	}
+	raw, _ := os.ReadFile(keyFile)
+	key := strings.TrimSpace(string(raw))
+
+	resp, err := http.Get(base + "/healthz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("healthz = %v, %v", resp, err)
+	}
+	resp.Body.Close()
+	do := func(method, path, ctype, body string, k string) *http.Response {
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		if k != "" {
+			req.Header.Set("api-key", k)
+		}
+		if ctype != "" {
+			req.Header.Set("Content-Type", ctype)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	if r := do("GET", "/v1/data", "", "", ""); r.StatusCode != 401 {
+		t.Errorf("GET /v1/data without key = %d, want 401", r.StatusCode)
+	}
+	if r := do("PUT", "/v1/data/sales", "text/csv", "day,sales\n2017-01-01,1\n2017-01-02,2\n", key); r.StatusCode != 201 {
+		b, _ := io.ReadAll(r.Body)
+		t.Fatalf("PUT = %d %s", r.StatusCode, b)
+	}
+	stop()
+
+	// The same data directory: the stored key still works and the data is
+	// there; the database file reads as DuckDB with the dataset under its
+	// own name.
+	base, stop = startServe(t, "-data", dir)
+	defer stop()
+	r := do("GET", "/v1/data/sales", "", "", key)
+	b, _ := io.ReadAll(r.Body)
+	if r.StatusCode != 200 || !strings.Contains(string(b), `"rowCount":2`) {
+		t.Errorf("GET after restart = %d %s", r.StatusCode, b)
+	}
+}
+
+func TestServeCommunityKey(t *testing.T) {
+	base, stop := startServe(t, "-data", t.TempDir(), "-api-key", "paid", "-api-key", "free:community")
+	defer stop()
+	for _, k := range []string{"paid", "free"} {
+		req, _ := http.NewRequest("GET", base+"/v1/data", nil)
+		req.Header.Set("API-KEY", k)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil || resp.StatusCode != 200 {
+			t.Errorf("GET /v1/data with key %s = %v, %v", k, resp.StatusCode, err)
+		}
+	}
+}
+
+func TestSQL(t *testing.T) {
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	err := run(t.Context(), []string{"sql", "-data", dir, "-timing", "CREATE TABLE t AS SELECT 1 AS a, 'x' AS b", "SELECT a, b FROM t"}, env(nil), &out, &errOut)
+	if err != nil {
+		t.Fatalf("vatic sql = %v (%s)", err, errOut.String())
+	}
+	// CREATE TABLE AS reports the rows it wrote; the SELECT prints its row.
+	if out.String() != "1\n1\tx\n" {
+		t.Errorf("vatic sql output = %q, want %q", out.String(), "1\n1\tx\n")
+	}
+	if strings.Count(errOut.String(), "elapsed_ns: ") != 2 {
+		t.Errorf("vatic sql -timing = %q, want two elapsed_ns lines", errOut.String())
+	}
+	if err := run(t.Context(), []string{"sql", "-data", dir, "SELEC nonsense"}, env(nil), io.Discard, io.Discard); err == nil {
+		t.Errorf("vatic sql with a bad statement = nil error")
+	}
+}
