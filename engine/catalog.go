@@ -263,7 +263,6 @@ func (e *Engine) countDatasets(ctx context.Context) (int64, error) {
 	return n, scanOne(rows, &n)
 }
 
-
 // tableColumns reads the columns of a dataset's table from DuckDB's own
 // catalog, keyed by lower-cased name; empty when the table does not exist.
 func (e *Engine) tableColumns(ctx context.Context, dataset string) (map[string]tableColumn, error) {
@@ -271,10 +270,10 @@ func (e *Engine) tableColumns(ctx context.Context, dataset string) (map[string]t
 		WHERE database_name = current_database() AND schema_name = 'data' AND table_name = ?`, dataset)
 }
 
-// tempTableColumns reads the columns of a temporary (staging) table.
-func (e *Engine) tempTableColumns(ctx context.Context, table string) (map[string]tableColumn, error) {
+// stageColumns reads the columns of an upsert staging table (schema main).
+func (e *Engine) stageColumns(ctx context.Context, table string) (map[string]tableColumn, error) {
 	return e.columnsOf(ctx, `SELECT column_name, data_type FROM duckdb_columns()
-		WHERE database_name = 'temp' AND table_name = ?`, table)
+		WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ?`, table)
 }
 
 func (e *Engine) columnsOf(ctx context.Context, query, table string) (map[string]tableColumn, error) {

@@ -86,6 +86,9 @@ type PutRequest struct {
 	TimestampColumn string
 }
 
+// stagePrefix names upsert staging tables.
+const stagePrefix = "vatic_stage_"
+
 // maxNameLen bounds dataset and column names.
 const maxNameLen = 255
 
@@ -398,7 +401,9 @@ func (p *putPlan) apply(ctx context.Context, rd *ingest.Reader) error {
 	}
 	target := table
 	if match != "" {
-		p.stage = columnar.MustQuoteIdent("vatic_stage_" + randomID())
+		// The staging table lives in schema main and is dropped before the
+		// transaction ends, so no other connection ever sees it.
+		p.stage = "main." + columnar.MustQuoteIdent(stagePrefix+randomID())
 		target = p.stage
 		defer func() { _, _ = e.store.Exec(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+p.stage) }()
 	}
@@ -410,7 +415,7 @@ func (p *putPlan) apply(ctx context.Context, rd *ingest.Reader) error {
 		}
 		schema := seg.Schema()
 		if !created[target] {
-			if err := e.store.CreateTable(ctx, createTarget(target, p.stage), schema); err != nil {
+			if err := e.store.CreateTable(ctx, target, schema); err != nil {
 				return fmt.Errorf("create %s: %w", target, err)
 			}
 			created[target] = true
@@ -496,14 +501,6 @@ func (p *putPlan) apply(ctx context.Context, rd *ingest.Reader) error {
 	}
 	p.d = d
 	return e.saveDataset(ctx, d)
-}
-
-// createTarget returns the CREATE target: staging tables are temporary.
-func createTarget(target, stage string) string {
-	if target == stage {
-		return "TEMP " + target
-	}
-	return target
 }
 
 func columnWithRole(cols []columnar.Column, r columnar.Role) string {
@@ -592,7 +589,7 @@ func (p *putPlan) ensureColumns(ctx context.Context, table string, schema *arrow
 
 // stageColumn looks a column up in the staging table.
 func (p *putPlan) stageColumn(ctx context.Context, name string) (tableColumn, bool) {
-	cols, err := p.e.tempTableColumns(ctx, strings.Trim(p.stage, `"`))
+	cols, err := p.e.stageColumns(ctx, strings.Trim(strings.TrimPrefix(p.stage, "main."), `"`))
 	if err != nil {
 		return tableColumn{}, false
 	}
