@@ -161,7 +161,7 @@ func TestResponseHeaders(t *testing.T) {
 	s := newServer(t)
 	steps := []struct {
 		name, method, path, ctype, body string
-		status, datasets               int
+		status, datasets                int
 	}{
 		{"empty list", "GET", "/v1/data", "", "", 200, 0},
 		{"create a", "PUT", "/v1/data/a", "text/csv", salesCSV, 201, 1},

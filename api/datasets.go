@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -36,8 +37,12 @@ func (s *Server) listDatasets(w http.ResponseWriter, r *http.Request, _ httprout
 	if err != nil {
 		return err
 	}
+	partial := q.get("partialName")
+	if !utf8.ValidString(partial) || strings.ContainsRune(partial, 0) {
+		return engine.Validation("partialName", "Value for partialName must be valid text")
+	}
 	items, total, err := s.engine.ListDatasets(r.Context(), engine.ListQuery{
-		PartialName: q.get("partialName"), SortBy: q.get("sortBy"), Desc: desc, Page: pg, PageSize: size,
+		PartialName: partial, SortBy: q.get("sortBy"), Desc: desc, Page: pg, PageSize: size,
 	})
 	if err != nil {
 		return err

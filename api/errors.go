@@ -28,9 +28,9 @@ var statusFor = map[engine.Kind]int{
 
 // errorBody is the reference's error body (REFERENCE §1.10).
 type errorBody struct {
-	StatusCode   int            `json:"statusCode"`
-	Message      string         `json:"message"`
-	ErrorType    string         `json:"errorType,omitempty"`
+	StatusCode int    `json:"statusCode"`
+	Message    string `json:"message"`
+	ErrorType  string `json:"errorType,omitempty"`
 	// ErrorDetails is {} when there is nothing to add (REFERENCE §1.10)
 	// and absent only on 401: an interface, so that omitempty drops nil
 	// but keeps an empty map.

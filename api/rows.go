@@ -22,6 +22,33 @@ type cellFunc func(dst []byte, i int) []byte
 // timeFormat picks how dates are written in rows.
 type timeFormat func(dst []byte, t time.Time) []byte
 
+// column is how to render one column of a batch.
+type column struct {
+	cell     cellFunc
+	arr      arrow.Array
+	hasNulls bool
+	text     bool // free text, which may need quoting or escaping
+}
+
+// null reports whether row i is missing.
+func (c *column) null(i int) bool { return c.hasNulls && c.arr.IsNull(i) }
+
+// columnsFor prepares every column of a batch for rendering.
+func columnsFor(rec arrow.RecordBatch, tf timeFormat) []column {
+	cells := cellsFor(rec, tf)
+	out := make([]column, len(cells))
+	for c := range out {
+		arr := rec.Column(c)
+		out[c] = column{cell: cells[c], arr: arr, hasNulls: arr.NullN() > 0}
+		switch arr.DataType().ID() {
+		case arrow.FLOAT64, arrow.INT64, arrow.INT32, arrow.BOOL, arrow.TIMESTAMP:
+		default:
+			out[c].text = true
+		}
+	}
+	return out
+}
+
 // cellsFor returns a cellFunc for each column of a batch.
 func cellsFor(rec arrow.RecordBatch, tf timeFormat) []cellFunc {
 	out := make([]cellFunc, rec.NumCols())
@@ -69,7 +96,7 @@ func appendNumber(dst []byte, v float64) []byte {
 // rowWriter renders rows in one format.
 type rowWriter interface {
 	header(w *bufio.Writer, names []string) error
-	row(dst []byte, rec arrow.RecordBatch, cells []cellFunc, i int) []byte
+	row(dst []byte, cols []column, i int) []byte
 	footer(w *bufio.Writer) error
 }
 
@@ -82,10 +109,10 @@ func writeRows(w io.Writer, rr array.RecordReader, names []string, tf timeFormat
 	var buf []byte
 	for rr.Next() {
 		rec := rr.RecordBatch()
-		cells := cellsFor(rec, tf)
+		cols := columnsFor(rec, tf)
 		rows := int(rec.NumRows())
 		for i := range rows {
-			buf = rw.row(buf[:0], rec, cells, i)
+			buf = rw.row(buf[:0], cols, i)
 			if _, err := bw.Write(buf); err != nil {
 				return n, err
 			}
@@ -119,23 +146,30 @@ func newJSONRows(names []string) *jsonRows {
 func (j *jsonRows) header(*bufio.Writer, []string) error { return nil }
 func (j *jsonRows) footer(*bufio.Writer) error           { return nil }
 
-func (j *jsonRows) row(dst []byte, rec arrow.RecordBatch, cells []cellFunc, i int) []byte {
+func (j *jsonRows) row(dst []byte, cols []column, i int) []byte {
 	if !j.first {
 		dst = append(dst, ',')
 	}
 	j.first = false
 	dst = append(dst, '{')
-	for c, cell := range cells {
+	for c := range cols {
+		col := &cols[c]
 		if c > 0 {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, j.keys[c]...)
-		if rec.Column(c).IsNull(i) {
+		if col.null(i) {
 			dst = append(dst, '"', '"')
 			continue
 		}
+		if !col.text {
+			dst = append(dst, '"')
+			dst = col.cell(dst, i)
+			dst = append(dst, '"')
+			continue
+		}
 		start := len(dst)
-		dst = cell(dst, i)
+		dst = col.cell(dst, i)
 		dst = quoteJSONInPlace(dst, start)
 	}
 	return append(dst, '}')
@@ -179,17 +213,18 @@ func (csvRows) header(w *bufio.Writer, names []string) error {
 
 func (csvRows) footer(*bufio.Writer) error { return nil }
 
-func (csvRows) row(dst []byte, rec arrow.RecordBatch, cells []cellFunc, i int) []byte {
-	for c, cell := range cells {
+func (csvRows) row(dst []byte, cols []column, i int) []byte {
+	for c := range cols {
+		col := &cols[c]
 		if c > 0 {
 			dst = append(dst, ',')
 		}
-		if rec.Column(c).IsNull(i) {
+		if col.null(i) {
 			continue
 		}
 		start := len(dst)
-		dst = cell(dst, i)
-		if needsCSVQuote(dst[start:]) {
+		dst = col.cell(dst, i)
+		if col.text && needsCSVQuote(dst[start:]) {
 			s := string(dst[start:])
 			dst = appendCSVField(dst[:start], s)
 		}

@@ -130,7 +130,7 @@ func (e *Engine) PutDataset(ctx context.Context, req PutRequest) (d Dataset, cre
 	}
 	body, err := ingest.Decompress(req.Body, req.ContentEncoding, e.opts.MaxDecodedBytes)
 	if err != nil {
-		return d, false, classifyIngest(err)
+		return d, false, classifyBody(err)
 	}
 	defer body.Close()
 
@@ -160,19 +160,33 @@ func (e *Engine) PutDataset(ctx context.Context, req PutRequest) (d Dataset, cre
 		}
 	}
 	if err != nil {
-		return d, false, classifyIngest(err)
+		return d, false, classifyBody(err)
 	}
 	defer rd.Release()
 
 	err = e.store.Tx(ctx, func(ctx context.Context) error { return p.apply(ctx, rd) })
 	if err != nil {
 		if perr := rd.Err(); perr != nil {
-			return d, false, classifyIngest(perr)
+			return d, false, classifyBody(perr)
 		}
 		return d, false, classifyIngest(err)
 	}
 	e.log.InfoContext(ctx, "dataset written", LogDataset, p.d.Name, LogRows, rd.Rows(), LogBytes, rd.Bytes(), LogElapsed, time.Since(start))
 	return p.d, !exists, nil
+}
+
+// classifyBody classifies an error met while reading and decoding the
+// request body: besides ingest's typed errors, anything else (a gzip header
+// that is not one, a truncated stream, a connection that breaks) is the
+// body's fault, so it is a RequestValidation naming the body, never a 500.
+func classifyBody(err error) error {
+	err = classifyIngest(err)
+	var ee *Error
+	if errors.As(err, &ee) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return &Error{Kind: Invalid, Msg: "Request is invalid: the body could not be read: " + err.Error(),
+		Details: map[string]any{"body": []string{err.Error()}}, Err: err}
 }
 
 // classifyIngest turns ingest's errors into engine errors.
@@ -561,9 +575,9 @@ func (p *putPlan) ensureColumns(ctx context.Context, table string, schema *arrow
 		var err error
 		switch {
 		case !ok:
-			q, err = alterSQL(table, "ADD COLUMN", f.Name, want, "")
+			q, err = view.AddColumn(table, f.Name, want)
 		case have.Type != want.Storage():
-			q, err = alterSQL(table, "ALTER COLUMN", have.Name, want, "SET DATA TYPE")
+			q, err = view.ConvertColumn(table, have.Name, have.Type, want)
 		default:
 			continue
 		}
@@ -595,20 +609,6 @@ func (p *putPlan) stageColumn(ctx context.Context, name string) (tableColumn, bo
 	}
 	c, ok := cols[strings.ToLower(name)]
 	return c, ok
-}
-
-// alterSQL builds ALTER TABLE statements for tables that are either a
-// dataset's (quoted, qualified) or a staging table.
-func alterSQL(table, op, column string, t columnar.DataType, setType string) (string, error) {
-	col, err := columnar.QuoteIdent(column)
-	if err != nil {
-		return "", err
-	}
-	if setType == "" {
-		return "ALTER TABLE " + table + " " + op + " " + col + " " + t.SQLType(), nil
-	}
-	return "ALTER TABLE " + table + " " + op + " " + col + " " + setType + " " + t.SQLType() +
-		" USING CAST(" + col + " AS " + t.SQLType() + ")", nil
 }
 
 // inferRoles applies the role rules of a dataset's first rows (REFERENCE

@@ -145,14 +145,18 @@ type accumulator struct {
 	as      columnar.DataType
 	s       ColumnStats
 	numbers []float64
-	counts  map[string]int // categorical values (string, text, logical)
+	// counts holds categorical values (string, text, logical). Keys are
+	// copies: the text of a value aliases its Arrow batch, released after
+	// the scan, and assigning to an existing string key rewrites the key,
+	// hence the pointers.
+	counts map[string]*int
 }
 
 func newAccumulator(as columnar.DataType) *accumulator {
 	a := &accumulator{as: as}
 	switch as.Storage() {
 	case columnar.String, columnar.Logical:
-		a.counts = map[string]int{}
+		a.counts = map[string]*int{}
 	}
 	return a
 }
@@ -218,23 +222,37 @@ func (a *accumulator) addText(s string) {
 		}
 	case columnar.Logical:
 		if b, ok := parseLogical(s); ok {
-			a.counts[strconv.FormatBool(b)]++
+			a.count(strconv.FormatBool(b))
 		} else {
 			a.s.Errors++
 		}
 	default:
-		a.counts[s]++
+		a.count(s)
 		if isNum {
 			a.numbers = append(a.numbers, f)
 		}
 	}
 }
 
+// count adds one occurrence of a categorical value.
+func (a *accumulator) count(s string) {
+	if n, ok := a.counts[s]; ok {
+		*n++
+		return
+	}
+	one := 1
+	a.counts[strings.Clone(s)] = &one
+}
+
 func (a *accumulator) result() ColumnStats {
 	s := a.s
 	if a.counts != nil {
 		s.Distinct = int64(len(a.counts))
-		s.Values = stats.TopCounts(a.counts, StatsTopValues)
+		counts := make(map[string]int, len(a.counts))
+		for k, n := range a.counts {
+			counts[k] = *n
+		}
+		s.Values = stats.TopCounts(counts, StatsTopValues)
 		if len(s.Values) > 0 {
 			s.Mode, s.ModeKind = s.Values[0].Value, "string"
 			if a.as.Storage() == columnar.Logical {

@@ -17,7 +17,7 @@ import (
 )
 
 const (
-	defaultBlockBytes = 2 << 20
+	defaultBlockBytes = 1 << 20
 	// maxRecordBytes bounds one CSV record, so that an unterminated quote
 	// cannot make the splitter buffer the whole input.
 	maxRecordBytes = 256 << 20
@@ -82,7 +82,7 @@ func NewCSV(r io.Reader, opts Options) (*Reader, error) {
 	}
 
 	// Read the sample: up to 4 MiB, more if the first record is longer.
-	first := (&csvPipe{block: block}).getChunk(max(maxSampleBytes, block))
+	first := (&csvPipe{block: block}).getChunk(0)
 	buf := first.data
 	eof := false
 	var err error
@@ -182,15 +182,16 @@ func NewCSV(r io.Reader, opts Options) (*Reader, error) {
 	return rd, nil
 }
 
-// fill reads from r into buf until it holds n bytes or r ends.
+// fill reads from r into buf until it holds n bytes or r ends. It grows
+// buf as data arrives, so that a small input gets a small buffer.
 func fill(r io.Reader, buf []byte, n int) ([]byte, bool, error) {
-	if cap(buf) < n {
-		nb := make([]byte, len(buf), n)
-		copy(nb, buf)
-		buf = nb
-	}
 	for len(buf) < n {
-		m, err := r.Read(buf[len(buf):n])
+		if len(buf) == cap(buf) {
+			nb := make([]byte, len(buf), min(n, max(2*cap(buf), 64<<10)))
+			copy(nb, buf)
+			buf = nb
+		}
+		m, err := r.Read(buf[len(buf):min(n, cap(buf))])
 		buf = buf[:len(buf)+m]
 		if err == io.EOF {
 			return buf, true, nil
@@ -240,7 +241,7 @@ func (p *csvPipe) getChunk(minCap int) *chunk {
 
 func (p *csvPipe) putChunk(c *chunk) {
 	c.fs.data = nil
-	if cap(c.data) > 4*p.block || cap(c.data) < p.block {
+	if cap(c.data) > max(4*p.block, maxSampleBytes) {
 		c.data = nil // do not keep buffers grown for one long record
 	}
 	chunkPool.Put(c)

@@ -406,33 +406,62 @@ func FuzzCSV(f *testing.F) {
 		f.Add([]byte(s), uint8(0))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, knob uint8) {
-		if len(data) > 1<<16 {
+		if len(data) > 8<<10 { // tiny blocks make big inputs slow to fuzz
 			return
 		}
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		defer mem.AssertSize(t, 0)
-		opts := ingest.Options{Allocator: mem, SampleRows: int(knob%5) + 1, BatchRows: int(knob/5%4) + 1, Workers: int(knob%3) + 1,
-			MissingValues: []string{"NA"}}
+		base := ingest.Options{Allocator: mem, SampleRows: int(knob%5) + 1, MissingValues: []string{"NA"}}
 		if knob&0x80 != 0 {
-			opts.Declared = map[string]columnar.DataType{"a": columnar.Numeric, "column1": columnar.Date}
+			base.Declared = map[string]columnar.DataType{"a": columnar.Numeric, "column1": columnar.Date}
 		}
-		r, err := ingest.NewCSV(bytes.NewReader(data), ingest.WithBlockBytes(opts, int(knob%17)+1))
-		if err != nil {
-			var pe *ingest.ParseError
-			if !errors.As(err, &pe) {
-				t.Fatalf("NewCSV error %v is not a *ParseError", err)
+		chunked := base
+		chunked.BatchRows, chunked.Workers = int(knob/5%4)+1, int(knob%3)+1
+		chunked = ingest.WithBlockBytes(chunked, int(knob%17)+1)
+
+		var results [2]result
+		var initial [2]string
+		for i, opts := range []ingest.Options{base, chunked} {
+			r, err := ingest.NewCSV(bytes.NewReader(data), opts)
+			if err != nil {
+				var pe *ingest.ParseError
+				if !errors.As(err, &pe) {
+					t.Fatalf("NewCSV error %v is not a *ParseError", err)
+				}
+				results[i].err = err
+				continue
 			}
-			return
-		}
-		defer r.Release()
-		for r.Next() {
-			checkBatch(t, r.RecordBatch())
-		}
-		if err := r.Err(); err != nil {
+			initial[i] = fmt.Sprint(typesOf(r))
+			results[i] = drain(t, r)
 			var pe *ingest.ParseError
-			if !errors.As(err, &pe) {
-				t.Fatalf("Err() = %v, not a *ParseError", err)
+			if results[i].err != nil && !errors.As(results[i].err, &pe) {
+				t.Fatalf("Err() = %v, not a *ParseError", results[i].err)
 			}
+		}
+		// Chunking, batch size and workers change neither whether the
+		// input is valid nor, barring widening, the values.
+		a, b := results[0], results[1]
+		if (a.err == nil) != (b.err == nil) {
+			t.Fatalf("unchunked error %v, chunked error %v", a.err, b.err)
+		}
+		if a.err == nil && len(a.rows) != len(b.rows) {
+			t.Fatalf("unchunked %d rows, chunked %d", len(a.rows), len(b.rows))
+		}
+		if a.err == nil && a.types == b.types && initial[0] == initial[1] && fmt.Sprint(typesOf2(a.types)) == initial[0] &&
+			fmt.Sprint(a.rows) != fmt.Sprint(b.rows) {
+			t.Fatalf("unchunked rows %q, chunked %q", a.rows, b.rows)
 		}
 	})
+}
+
+// typesOf2 extracts the types from a result's "name:type,…" list.
+func typesOf2(types string) []columnar.DataType {
+	var ts []columnar.DataType
+	if types == "" {
+		return ts
+	}
+	for _, nt := range strings.Split(types, ",") {
+		ts = append(ts, columnar.DataType(nt[strings.LastIndexByte(nt, ':')+1:]))
+	}
+	return ts
 }

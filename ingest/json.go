@@ -153,7 +153,16 @@ func NewJSON(r io.Reader, opts Options, prepare func(JSONMeta) (Options, error))
 	return rd, nil
 }
 
-func jsonError(dec *json.Decoder, row int64, err error) *ParseError {
+// jsonError reports a decoder error: malformed JSON is a ParseError with the
+// byte offset; an error of the underlying reader (the size cap, a broken
+// connection, corrupt compression) passes through so the caller can tell
+// a body that is too large from one that is malformed.
+func jsonError(dec *json.Decoder, row int64, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	if err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.As(err, &syn) && !errors.As(err, &typ) {
+		return readError(err)
+	}
 	msg := err.Error()
 	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
 		msg = "unexpected end of JSON input"
@@ -446,7 +455,6 @@ type jsonReader struct {
 	opts  Options
 	spool *spool
 	index map[string]int // lower-case name → column
-	decl  []bool
 
 	rowNum int64 // rows read so far
 	eof    bool

@@ -103,6 +103,7 @@ func (r *Reader) Columns() []ColumnInfo { return append([]ColumnInfo(nil), r.col
 // Rows returns the number of data rows emitted so far.
 func (r *Reader) Rows() int64 { return r.rows }
 
-// Bytes returns the number of (decompressed) input bytes of the data rows
-// emitted so far.
+// Bytes returns the number of input bytes of the data rows emitted so far:
+// for CSV the (decompressed) lines holding them, for JSON the text of their
+// values.
 func (r *Reader) Bytes() int64 { return r.bytes }

@@ -169,12 +169,9 @@ func IsUnique(dataset, column string) (string, error) {
 	return "SELECT count(DISTINCT " + col + ") = count(" + col + ") FROM " + table, nil
 }
 
-// AddColumn compiles adding a column of type t.
-func AddColumn(dataset, column string, t columnar.DataType) (string, error) {
-	table, err := Table(dataset)
-	if err != nil {
-		return "", err
-	}
+// AddColumn compiles adding a column of type t to table (quoted: a
+// dataset's, from Table, or an import's staging table).
+func AddColumn(table, column string, t columnar.DataType) (string, error) {
 	col, err := columnar.QuoteIdent(column)
 	if err != nil {
 		return "", err
@@ -182,24 +179,22 @@ func AddColumn(dataset, column string, t columnar.DataType) (string, error) {
 	return "ALTER TABLE " + table + " ADD COLUMN " + col + " " + t.SQLType(), nil
 }
 
-// AlterType compiles changing a column's storage to that of t; values that
-// cannot be converted become NULL only when lenient is set, otherwise the
-// statement fails.
-func AlterType(dataset, column string, t columnar.DataType, lenient bool) (string, error) {
-	table, err := Table(dataset)
-	if err != nil {
-		return "", err
-	}
+// ConvertColumn compiles changing a column of table from the storage of
+// one data type to another's. Numbers become text the way the API renders
+// them (431, not 431.0), so a column widened to string reads back as it was
+// uploaded; other conversions are DuckDB's casts, which fail on a value
+// that does not fit.
+func ConvertColumn(table, column string, from, to columnar.DataType) (string, error) {
 	col, err := columnar.QuoteIdent(column)
 	if err != nil {
 		return "", err
 	}
-	cast := "CAST"
-	if lenient {
-		cast = "TRY_CAST"
+	using := "CAST(" + col + " AS " + to.SQLType() + ")"
+	if from.Storage() == columnar.Numeric && to.Storage() == columnar.String {
+		using = "CASE WHEN " + col + " = trunc(" + col + ") AND abs(" + col + ") < 1e15 THEN CAST(CAST(" + col +
+			" AS BIGINT) AS VARCHAR) ELSE CAST(" + col + " AS VARCHAR) END"
 	}
-	return "ALTER TABLE " + table + " ALTER COLUMN " + col + " SET DATA TYPE " + t.SQLType() +
-		" USING " + cast + "(" + col + " AS " + t.SQLType() + ")", nil
+	return "ALTER TABLE " + table + " ALTER COLUMN " + col + " SET DATA TYPE " + to.SQLType() + " USING " + using, nil
 }
 
 // Drop compiles dropping a dataset's table if it exists.
