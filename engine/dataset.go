@@ -222,6 +222,9 @@ type putPlan struct {
 	tableCols map[string]tableColumn // the data table's columns now (lower-cased name)
 	d         Dataset                // the result
 	stage     string                 // quoted staging table, when upserting
+	// increasing holds the (lower-cased) date columns whose uploaded values
+	// were strictly increasing, hence unique.
+	increasing map[string]bool
 }
 
 type tableColumn struct {
@@ -476,6 +479,12 @@ func (p *putPlan) apply(ctx context.Context, rd *ingest.Reader) error {
 		}
 	}
 	for _, ci := range rd.Columns() {
+		if ci.Increasing {
+			if p.increasing == nil {
+				p.increasing = map[string]bool{}
+			}
+			p.increasing[strings.ToLower(ci.Name)] = true
+		}
 		c := p.column(ci.Name)
 		if !p.declared[strings.ToLower(ci.Name)] || c.DataType == "" {
 			if c.DataType == "" || c.DataType.Storage() != ci.DataType.Storage() {
@@ -624,7 +633,11 @@ func (p *putPlan) inferRoles(ctx context.Context, d *Dataset) error {
 				dates = append(dates, i)
 			}
 		}
-		if len(dates) == 1 {
+		if len(dates) == 1 && p.increasing[strings.ToLower(d.Columns[dates[0]].Name)] {
+			// Uploaded in strictly increasing order: unique without asking
+			// storage for a distinct count over the whole column.
+			d.Columns[dates[0]].Role = columnar.RoleTimestamp
+		} else if len(dates) == 1 {
 			q, err := view.IsUnique(d.Name, d.Columns[dates[0]].Name)
 			if err != nil {
 				return err

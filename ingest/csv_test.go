@@ -465,3 +465,33 @@ func typesOf2(types string) []columnar.DataType {
 	}
 	return ts
 }
+
+func TestCSVIncreasingDates(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		body string
+		want bool
+	}{
+		{"increasing", "d,x\n2017-01-01,1\n2017-01-02,2\n\n2017-01-03,3\n", true},
+		{"missing values skipped", "d,x\n2017-01-01,1\n,2\n2017-01-03,3\n", true},
+		{"repeated", "d,x\n2017-01-01,1\n2017-01-01,2\n", false},
+		{"decreasing", "d,x\n2017-01-02,1\n2017-01-01,2\n", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := ingest.NewCSV(strings.NewReader(c.body), ingest.Options{BatchRows: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Release()
+			for r.Next() {
+			}
+			if err := r.Err(); err != nil {
+				t.Fatal(err)
+			}
+			cols := r.Columns()
+			if cols[0].DataType != columnar.Date || cols[0].Increasing != c.want || cols[1].Increasing {
+				t.Errorf("Columns(%q) = %+v, want d increasing=%v", c.body, cols, c.want)
+			}
+		})
+	}
+}

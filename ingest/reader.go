@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/vaticml/vatic/columnar"
 )
@@ -11,6 +12,11 @@ type ColumnInfo struct {
 	Name     string
 	DataType columnar.DataType
 	Declared bool // the type came from Options.Declared
+	// Increasing reports, for a date column, that every value was later
+	// than the one before it in input order (missing values aside): the
+	// values are then unique, which the engine's timestamp inference needs
+	// and can skip checking in storage.
+	Increasing bool
 }
 
 // Reader streams record batches from a CSV or JSON body. It follows arrow's
@@ -32,6 +38,16 @@ type Reader struct {
 	// stop ends background work and frees the source; called once.
 	stop    func()
 	stopped bool
+
+	// order tracks, per date column (by name), whether values increase.
+	order map[string]*orderState
+}
+
+// orderState follows one date column across batches.
+type orderState struct {
+	last       int64
+	seen       bool
+	increasing bool
 }
 
 func (r *Reader) buildSchema() {
@@ -65,7 +81,42 @@ func (r *Reader) Next() bool {
 	}
 	r.cur = rec
 	r.schema = rec.Schema()
+	r.trackOrder(rec)
 	return true
+}
+
+// trackOrder updates the increasing-order state of the batch's timestamp
+// columns: one pass over values already in memory.
+func (r *Reader) trackOrder(rec arrow.RecordBatch) {
+	for i, f := range rec.Schema().Fields() {
+		ts, ok := rec.Column(i).(*array.Timestamp)
+		if !ok {
+			continue
+		}
+		if r.order == nil {
+			r.order = map[string]*orderState{}
+		}
+		st := r.order[f.Name]
+		if st == nil {
+			st = &orderState{increasing: true}
+			r.order[f.Name] = st
+		}
+		if !st.increasing {
+			continue
+		}
+		vals := ts.TimestampValues()
+		nulls := ts.NullN() > 0
+		for j, v := range vals {
+			if nulls && ts.IsNull(j) {
+				continue
+			}
+			if st.seen && int64(v) <= st.last {
+				st.increasing = false
+				break
+			}
+			st.last, st.seen = int64(v), true
+		}
+	}
 }
 
 // RecordBatch returns the current batch, valid until the next call to Next
@@ -98,7 +149,15 @@ func (r *Reader) halt() {
 
 // Columns returns the current columns with their types; after Next has
 // returned false, the final ones.
-func (r *Reader) Columns() []ColumnInfo { return append([]ColumnInfo(nil), r.cols...) }
+func (r *Reader) Columns() []ColumnInfo {
+	out := append([]ColumnInfo(nil), r.cols...)
+	for i := range out {
+		if st := r.order[out[i].Name]; st != nil && out[i].DataType == columnar.Date {
+			out[i].Increasing = st.increasing
+		}
+	}
+	return out
+}
 
 // Rows returns the number of data rows emitted so far.
 func (r *Reader) Rows() int64 { return r.rows }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,6 +33,7 @@ type serveConfig struct {
 	MemoryLimit   string
 	Allotments    engine.Allotments
 	ShutdownGrace time.Duration
+	DebugAddr     string
 	// ready, when set, receives the listening address (tests use :0).
 	ready func(addr string)
 }
@@ -52,6 +54,7 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	fs.Int64Var(&c.Allotments.Sessions, "allot-sessions", 0, "sessions allowed per cycle (0: 2147483647)")
 	fs.Int64Var(&c.Allotments.Predictions, "allot-predictions", 0, "predicted rows allowed per cycle (0: 2147483647)")
 	fs.Int64Var(&c.Allotments.DataSetSize, "allot-dataset-size", 0, "reported bytes allowed per dataset (0: 2147483647)")
+	fs.StringVar(&c.DebugAddr, "debug-addr", "", "if set, serve Go's /debug/pprof profiles on this separate address (keep it private)")
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", 30*time.Second, "how long running requests may finish after SIGINT/SIGTERM")
 	if err := parseFlags(fs, args, getenv, map[string]string{"api-key": "VATIC_API_KEYS"}); err != nil {
 		return c, err
@@ -131,6 +134,16 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 	if c.ready != nil {
 		c.ready(ln.Addr().String())
 	}
+	if c.DebugAddr != "" {
+		dbg := &http.Server{Addr: c.DebugAddr, Handler: debugMux(), ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			if err := dbg.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Warn("debug server", engine.LogErr, err)
+			}
+		}()
+		defer dbg.Close()
+		log.Info("profiling enabled", "addr", c.DebugAddr)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -185,4 +198,15 @@ func loadKeys(c serveConfig, log *slog.Logger) (map[string]api.Plan, error) {
 	keys[key] = api.PlanPaid
 	log.Info("generated an API key; send it in the api-key header", "path", path)
 	return keys, nil
+}
+
+// debugMux serves the runtime profiles of net/http/pprof.
+func debugMux() *http.ServeMux {
+	m := http.NewServeMux()
+	m.HandleFunc("/debug/pprof/", pprof.Index)
+	m.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	m.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	m.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	m.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return m
 }
