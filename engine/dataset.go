@@ -225,6 +225,8 @@ type putPlan struct {
 	// increasing holds the (lower-cased) date columns whose uploaded values
 	// were strictly increasing, hence unique.
 	increasing map[string]bool
+	// zeroOne holds the numeric columns whose uploaded values were all 0/1.
+	zeroOne map[string]bool
 }
 
 type tableColumn struct {
@@ -485,6 +487,12 @@ func (p *putPlan) apply(ctx context.Context, rd *ingest.Reader) error {
 			}
 			p.increasing[strings.ToLower(ci.Name)] = true
 		}
+		if ci.ZeroOne {
+			if p.zeroOne == nil {
+				p.zeroOne = map[string]bool{}
+			}
+			p.zeroOne[strings.ToLower(ci.Name)] = true
+		}
 		c := p.column(ci.Name)
 		if !p.declared[strings.ToLower(ci.Name)] || c.DataType == "" {
 			if c.DataType == "" || c.DataType.Storage() != ci.DataType.Storage() {
@@ -653,6 +661,14 @@ func (p *putPlan) inferRoles(ctx context.Context, d *Dataset) error {
 			if unique {
 				d.Columns[dates[0]].Role = columnar.RoleTimestamp
 			}
+		}
+	}
+	// Inferred numeric columns of only 0 and 1 get mode/mode defaults
+	// (MODELLING §12.3, §13 rule 4) unless the caller chose strategies.
+	for i, c := range d.Columns {
+		if c.DataType == columnar.Numeric && p.zeroOne[strings.ToLower(c.Name)] &&
+			!p.declared[strings.ToLower(c.Name)] && c.Imputation == "" && c.Aggregation == "" {
+			d.Columns[i].Imputation, d.Columns[i].Aggregation = columnar.ImputeMode, columnar.AggMode
 		}
 	}
 	if !d.IsTimeSeries() || d.ColumnWithRole(columnar.RoleTarget) != "" {

@@ -466,6 +466,23 @@ func typesOf2(types string) []columnar.DataType {
 	return ts
 }
 
+func TestCSVZeroOne(t *testing.T) {
+	r, err := ingest.NewCSV(strings.NewReader("a,b,c,d\n0,0,x,\n1,2,y,\n,1,z,\n"), ingest.Options{BatchRows: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Release()
+	for r.Next() {
+	}
+	var got []bool
+	for _, c := range r.Columns() {
+		got = append(got, c.ZeroOne)
+	}
+	if fmt.Sprint(got) != "[true false false false]" {
+		t.Errorf("ZeroOne of a,b,c,d = %v, want [true false false false]", got)
+	}
+}
+
 func TestCSVIncreasingDates(t *testing.T) {
 	for _, c := range []struct {
 		name string

@@ -17,6 +17,9 @@ type ColumnInfo struct {
 	// values are then unique, which the engine's timestamp inference needs
 	// and can skip checking in storage.
 	Increasing bool
+	// ZeroOne reports, for a numeric column, that it has values and every
+	// one is 0 or 1 (such columns get mode/mode defaults, MODELLING §12.3).
+	ZeroOne bool
 }
 
 // Reader streams record batches from a CSV or JSON body. It follows arrow's
@@ -41,6 +44,9 @@ type Reader struct {
 
 	// order tracks, per date column (by name), whether values increase.
 	order map[string]*orderState
+	// zeroOne tracks, per numeric column (by name), whether every value so
+	// far was 0 or 1 (absent: no value seen yet).
+	zeroOne map[string]bool
 }
 
 // orderState follows one date column across batches.
@@ -81,14 +87,20 @@ func (r *Reader) Next() bool {
 	}
 	r.cur = rec
 	r.schema = rec.Schema()
-	r.trackOrder(rec)
+	r.track(rec)
 	return true
 }
 
-// trackOrder updates the increasing-order state of the batch's timestamp
-// columns: one pass over values already in memory.
-func (r *Reader) trackOrder(rec arrow.RecordBatch) {
+// track updates what the reader learns about whole columns from each
+// batch: whether timestamps increase and whether numbers are all 0 or 1.
+// Each is one pass over values already in memory that stops at the first
+// value that settles the answer.
+func (r *Reader) track(rec arrow.RecordBatch) {
 	for i, f := range rec.Schema().Fields() {
+		if nums, ok := rec.Column(i).(*array.Float64); ok {
+			r.trackZeroOne(f.Name, nums)
+			continue
+		}
 		ts, ok := rec.Column(i).(*array.Timestamp)
 		if !ok {
 			continue
@@ -147,6 +159,30 @@ func (r *Reader) halt() {
 	}
 }
 
+func (r *Reader) trackZeroOne(name string, nums *array.Float64) {
+	if r.zeroOne == nil {
+		r.zeroOne = map[string]bool{}
+	}
+	state, seen := r.zeroOne[name]
+	if seen && !state {
+		return
+	}
+	nulls := nums.NullN() > 0
+	for j, v := range nums.Float64Values() {
+		if nulls && nums.IsNull(j) {
+			continue
+		}
+		if v != 0 && v != 1 {
+			r.zeroOne[name] = false
+			return
+		}
+		seen = true
+	}
+	if seen {
+		r.zeroOne[name] = true
+	}
+}
+
 // Columns returns the current columns with their types; after Next has
 // returned false, the final ones.
 func (r *Reader) Columns() []ColumnInfo {
@@ -154,6 +190,9 @@ func (r *Reader) Columns() []ColumnInfo {
 	for i := range out {
 		if st := r.order[out[i].Name]; st != nil && out[i].DataType == columnar.Date {
 			out[i].Increasing = st.increasing
+		}
+		if out[i].DataType.IsNumeric() {
+			out[i].ZeroOne = r.zeroOne[out[i].Name]
 		}
 	}
 	return out
