@@ -1,0 +1,90 @@
+package view_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vaticml/vatic/columnar"
+	"github.com/vaticml/vatic/engine/view"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestCompile compiles every statement kind and compares the SQL text and
+// bound arguments with testdata/compile.sql.
+func TestCompile(t *testing.T) {
+	start := time.Date(2017, 1, 1, 0, 0, 0, 0, time.UTC)
+	end := start.Add(24 * time.Hour)
+	var b strings.Builder
+	add := func(name, q string, args []any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		fmt.Fprintf(&b, "-- %s\n%s;\n", name, q)
+		if len(args) > 0 {
+			fmt.Fprintf(&b, "-- args: %v\n", args)
+		}
+		b.WriteString("\n")
+	}
+	q, args, err := view.Select{Dataset: `store "sales"`, Columns: []string{"day", "sales"}}.SQL()
+	add("select all rows in storage order", q, args, err)
+	q, args, err = view.Select{Dataset: "s", Columns: []string{"day"}, Range: view.Range{Column: "day", Start: &start, End: &end},
+		OrderBy: "day", Limit: 50, Offset: 100}.SQL()
+	add("select a page of a time series in a date range", q, args, err)
+	q, args, err = view.Select{Dataset: "s", Columns: []string{"x"}, Limit: 10}.SQL()
+	add("select a page without a timestamp", q, args, err)
+	q, args, err = view.Count("s", view.Range{Column: "day", Start: &start})
+	add("count from a start date", q, args, err)
+	q, args, err = view.DeleteRange("s", view.Range{Column: "day", End: &end})
+	add("delete up to an end date", q, args, err)
+	q, err = view.ReplaceMatching("s", `main."vatic_stage_1"`, "id")
+	add("upsert: delete matching rows", q, nil, err)
+	q, err = view.InsertFrom("s", `main."vatic_stage_1"`)
+	add("upsert: insert staged rows", q, nil, err)
+	q, err = view.IsUnique("s", "day")
+	add("uniqueness of a column", q, nil, err)
+	table, _ := view.Table("s")
+	q, err = view.AddColumn(table, "new col", columnar.Logical)
+	add("add a column", q, nil, err)
+	q, err = view.ConvertColumn(table, "n", columnar.Numeric, columnar.String)
+	add("widen numbers to text as the API renders them", q, nil, err)
+	q, err = view.ConvertColumn(table, "n", columnar.String, columnar.Numeric)
+	add("convert text to numbers", q, nil, err)
+	q, err = view.Drop("s")
+	add("drop a dataset", q, nil, err)
+
+	path := filepath.Join("testdata", "compile.sql")
+	if *update {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (run go test ./engine/view -update): %v", err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("compiled SQL differs from %s:\ngot:\n%s\nwant:\n%s", path, b.String(), want)
+	}
+}
+
+func TestCompileRejectsBadInput(t *testing.T) {
+	if _, _, err := (view.Select{Dataset: "", Columns: []string{"a"}}).SQL(); err == nil {
+		t.Errorf("Select with an empty dataset name compiled")
+	}
+	if _, _, err := (view.Select{Dataset: "s"}).SQL(); err == nil {
+		t.Errorf("Select without columns compiled")
+	}
+	if _, _, err := (view.Select{Dataset: "s", Columns: []string{"a\x00b"}}).SQL(); err == nil {
+		t.Errorf("Select with a NUL in a column name compiled")
+	}
+	if _, _, err := view.DeleteRange("s", view.Range{Column: "day"}); err == nil {
+		t.Errorf("DeleteRange without bounds compiled (it would delete everything)")
+	}
+}
