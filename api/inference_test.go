@@ -20,3 +20,14 @@ func TestPutDatasetZeroOneDefaults(t *testing.T) {
 		t.Errorf("PUT flags2 with imputation zeroes: flag = %+v, want zeroes/sum", c)
 	}
 }
+
+// A header-only CSV creates the dataset with its columns but no types: the
+// first rows decide them.
+func TestPutDatasetHeaderOnly(t *testing.T) {
+	s := newServer(t)
+	s.putCSV(t, "later", "day,sales\n")
+	d := s.putCSV(t, "later", "day,sales\n2017-01-01,1.5\n2017-01-02,2\n")
+	if d.Columns["sales"].DataType != "numericMeasure" || d.Columns["day"].Role != "timestamp" || d.RowCount != 2 {
+		t.Errorf("PUT after a header-only PUT = %+v, want a time series with numeric sales", d)
+	}
+}

@@ -494,6 +494,11 @@ func (p *putPlan) apply(ctx context.Context, rd *ingest.Reader) error {
 			p.zeroOne[strings.ToLower(ci.Name)] = true
 		}
 		c := p.column(ci.Name)
+		if _, stored := p.tableCols[strings.ToLower(ci.Name)]; !stored && !p.declared[strings.ToLower(ci.Name)] {
+			// No value of this column has been seen (a header-only upload):
+			// its type stays open for the first rows to decide.
+			continue
+		}
 		if !p.declared[strings.ToLower(ci.Name)] || c.DataType == "" {
 			if c.DataType == "" || c.DataType.Storage() != ci.DataType.Storage() {
 				c.DataType = ci.DataType

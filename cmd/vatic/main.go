@@ -53,6 +53,10 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		return runSQL(ctx, args[1:], getenv, stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
+		fmt.Fprintln(stdout, "\nvatic serve flags:")
+		_, _ = parseServe([]string{"-h"}, getenv, stdout)
+		fmt.Fprintln(stdout, "\nvatic sql flags:")
+		_ = runSQL(ctx, []string{"-h"}, getenv, io.Discard, stdout)
 		return nil
 	}
 	fmt.Fprint(stderr, usage)
