@@ -112,11 +112,7 @@ func (s *Server) getDataset(w http.ResponseWriter, r *http.Request, p httprouter
 	if err != nil {
 		return err
 	}
-	start, err := q.date("startDate")
-	if err != nil {
-		return err
-	}
-	end, err := q.date("endDate")
+	start, end, err := q.dateRange()
 	if err != nil {
 		return err
 	}
@@ -229,11 +225,7 @@ func wantsCSV(r *http.Request) bool {
 // deleteDataset answers DELETE /data/{name} (REFERENCE §3.4).
 func (s *Server) deleteDataset(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
 	q := params(r.URL.Query())
-	start, err := q.date("startDate")
-	if err != nil {
-		return err
-	}
-	end, err := q.date("endDate")
+	start, end, err := q.dateRange()
 	if err != nil {
 		return err
 	}
@@ -288,22 +280,11 @@ type statsJSON struct {
 type statsColumnsJSON []engine.ColumnStats
 
 func (cs statsColumnsJSON) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, c := range cs {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(appendJSONString(nil, c.Name))
-		b.WriteByte(':')
-		v, err := jsonMarshal(columnStatsJSON(c))
-		if err != nil {
-			return nil, err
-		}
-		b.Write(v)
+	o := &orderedObject{}
+	for _, c := range cs {
+		o.set(c.Name, columnStatsJSON(c))
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return o.MarshalJSON()
 }
 
 // orderedObject is a JSON object with keys in insertion order; non-finite

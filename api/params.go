@@ -86,6 +86,15 @@ func (p params) date(name string) (*time.Time, error) {
 	return &t, nil
 }
 
+// dateRange reads startDate and endDate.
+func (p params) dateRange() (start, end *time.Time, err error) {
+	if start, err = p.date("startDate"); err != nil {
+		return nil, nil, err
+	}
+	end, err = p.date("endDate")
+	return start, end, err
+}
+
 // boolean reads true/false (any case); absent is false.
 func (p params) boolean(name string) (bool, error) {
 	v := p.get(name)

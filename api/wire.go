@@ -37,14 +37,8 @@ type columnJSON struct {
 }
 
 func (cs columnsJSON) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, c := range cs {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(appendJSONString(nil, c.Name))
-		b.WriteByte(':')
+	o := &orderedObject{}
+	for _, c := range cs {
 		out := columnJSON{DataType: c.DataType, Role: c.Role, Imputation: c.Imputation, Aggregation: c.Aggregation}
 		if out.DataType == "" {
 			out.DataType = columnar.String
@@ -56,14 +50,9 @@ func (cs columnsJSON) MarshalJSON() ([]byte, error) {
 		if out.Aggregation == "" {
 			out.Aggregation = agg
 		}
-		v, err := json.Marshal(out)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(v)
+		o.set(c.Name, out)
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return o.MarshalJSON()
 }
 
 // datasetJSON is a dataset summary (REFERENCE §2.4).

@@ -72,6 +72,20 @@ func (t DataType) SQLType() string {
 	return "VARCHAR"
 }
 
+// DataTypeOfSQL maps a DuckDB column type name back to the storage class
+// that SQLType gives it (integers and decimals read as Numeric).
+func DataTypeOfSQL(name string) DataType {
+	switch {
+	case name == "BOOLEAN":
+		return Logical
+	case strings.HasPrefix(name, "TIMESTAMP"), name == "DATE":
+		return Date
+	case name == "VARCHAR":
+		return String
+	}
+	return Numeric
+}
+
 // Role is what a column is used for by sessions (REFERENCE §2.1). The zero
 // value means "no role assigned".
 type Role string

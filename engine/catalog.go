@@ -288,22 +288,9 @@ func (e *Engine) columnsOf(ctx context.Context, query, table string) (map[string
 		if err := rows.Scan(&name, &typ); err != nil {
 			return nil, err
 		}
-		out[strings.ToLower(name)] = tableColumn{Name: name, Type: storageOfSQL(typ)}
+		out[strings.ToLower(name)] = tableColumn{Name: name, Type: columnar.DataTypeOfSQL(typ)}
 	}
 	return out, rows.Err()
-}
-
-// storageOfSQL maps a DuckDB type name back to a storage class.
-func storageOfSQL(t string) columnar.DataType {
-	switch {
-	case t == "BOOLEAN":
-		return columnar.Logical
-	case strings.HasPrefix(t, "TIMESTAMP"), t == "DATE":
-		return columnar.Date
-	case t == "VARCHAR":
-		return columnar.String
-	}
-	return columnar.Numeric
 }
 
 // randomID returns 16 random hex characters for temporary names.

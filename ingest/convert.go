@@ -90,39 +90,44 @@ func (cv *converter) buildColumn(fs *fieldSet, col, lo, hi int, t columnar.DataT
 	case columnar.Logical:
 		b := array.NewBooleanBuilder(cv.mem)
 		defer b.Release()
-		b.Reserve(n)
-		for i := lo; i < hi; i++ {
-			v := trimSpace(fs.field(i, col))
-			if cv.isMissing(v) {
-				b.UnsafeAppendBoolToBitmap(false)
-				continue
-			}
-			f, ok := parseLogical(v)
-			if !ok {
-				return nil, i
-			}
-			b.UnsafeAppend(f)
-		}
-		return b.NewArray(), -1
+		return buildParsed(cv, fs, col, lo, hi, b, parseLogical)
 	case columnar.Date:
 		b := array.NewTimestampBuilder(cv.mem, columnar.TimestampType)
 		defer b.Release()
-		b.Reserve(n)
-		for i := lo; i < hi; i++ {
-			v := trimSpace(fs.field(i, col))
-			if cv.isMissing(v) {
-				b.UnsafeAppendBoolToBitmap(false)
-				continue
-			}
-			ts, ok := columnar.ParseTimeBytes(v)
-			if !ok {
-				return nil, i
-			}
-			b.UnsafeAppend(arrow.Timestamp(ts.UnixMicro()))
-		}
-		return b.NewArray(), -1
+		return buildParsed(cv, fs, col, lo, hi, b, parseTimestamp)
 	}
 	return cv.buildString(fs, col, lo, hi), -1
+}
+
+// typedBuilder is an Arrow builder of values of type T.
+type typedBuilder[T any] interface {
+	array.Builder
+	UnsafeAppend(T)
+}
+
+// buildParsed converts rows [lo, hi) of column col with parse into b; it
+// returns the row of the first value that does not parse, or -1.
+func buildParsed[T any](cv *converter, fs *fieldSet, col, lo, hi int, b typedBuilder[T], parse func([]byte) (T, bool)) (arrow.Array, int) {
+	b.Reserve(hi - lo)
+	for i := lo; i < hi; i++ {
+		v := trimSpace(fs.field(i, col))
+		if cv.isMissing(v) {
+			b.UnsafeAppendBoolToBitmap(false)
+			continue
+		}
+		x, ok := parse(v)
+		if !ok {
+			return nil, i
+		}
+		b.UnsafeAppend(x)
+	}
+	return b.NewArray(), -1
+}
+
+// parseTimestamp reads a date as microseconds since the epoch, UTC.
+func parseTimestamp(v []byte) (arrow.Timestamp, bool) {
+	t, ok := columnar.ParseTimeBytes(v)
+	return arrow.Timestamp(t.UnixMicro()), ok
 }
 
 // buildString converts rows [lo, hi) of column col to a string array,

@@ -37,7 +37,7 @@ func (s *Store) Query(ctx context.Context, query string, args ...any) (array.Rec
 	}
 	fields := make([]arrow.Field, len(types))
 	for i, t := range types {
-		fields[i] = columnar.Field(t.Name(), dataTypeOfSQL(t.DatabaseTypeName()))
+		fields[i] = columnar.Field(t.Name(), columnar.DataTypeOfSQL(t.DatabaseTypeName()))
 	}
 	schema := arrow.NewSchema(fields, nil)
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
@@ -72,18 +72,6 @@ func (s *Store) Query(ctx context.Context, query string, args ...any) (array.Rec
 		r.Release()
 	}
 	return rr, err
-}
-
-func dataTypeOfSQL(t string) columnar.DataType {
-	switch {
-	case t == "BOOLEAN":
-		return columnar.Logical
-	case strings.HasPrefix(t, "TIMESTAMP"), t == "DATE":
-		return columnar.Date
-	case t == "VARCHAR":
-		return columnar.String
-	}
-	return columnar.Numeric
 }
 
 func appendValue(b array.Builder, v any) {
