@@ -428,7 +428,9 @@ func (p *putPlan) apply(ctx context.Context, rd *ingest.Reader) error {
 	}
 	created := map[string]bool{table: len(p.tableCols) > 0}
 	var rows int64
-	for seg := newSegment(rd); seg != nil; seg = seg.next() {
+	seg := newSegment(rd)
+	defer func() { seg.discard() }()
+	for ; seg != nil; seg = seg.next() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -737,6 +739,20 @@ func (s *segment) next() *segment {
 	n := &segment{rd: s.rd, schema: s.changed.Schema(), pending: s.changed, refs: 1}
 	s.changed = nil
 	return n
+}
+
+// discard releases the batches s still holds, when the import stops early;
+// a nil segment is a no-op.
+func (s *segment) discard() {
+	if s == nil {
+		return
+	}
+	for _, b := range []arrow.RecordBatch{s.cur, s.pending, s.changed} {
+		if b != nil {
+			b.Release()
+		}
+	}
+	s.cur, s.pending, s.changed = nil, nil, nil
 }
 
 func (s *segment) Schema() *arrow.Schema { return s.schema }
