@@ -17,6 +17,8 @@ import (
 	"github.com/vaticml/vatic/api"
 	"github.com/vaticml/vatic/columnar/duckstore"
 	"github.com/vaticml/vatic/engine"
+	"github.com/vaticml/vatic/ingest/remote"
+	"github.com/vaticml/vatic/ingest/remote/fetch"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -28,6 +30,9 @@ type serverOptions struct {
 	allotments   engine.Allotments
 	clock        func() time.Time
 	batchRows    int
+	remote       remote.Options // import sources; AllowPrivate is forced on (tests serve on loopback)
+	guarded      bool           // keep the private-address guard on
+	importTime   time.Duration
 }
 
 type option func(*serverOptions)
@@ -36,6 +41,9 @@ func withMaxBody(n int64) option                { return func(o *serverOptions) 
 func withAllotments(a engine.Allotments) option { return func(o *serverOptions) { o.allotments = a } }
 func withClock(c func() time.Time) option       { return func(o *serverOptions) { o.clock = c } }
 func withDir(dir string) option                 { return func(o *serverOptions) { o.dir = dir } }
+func withRemote(r remote.Options) option        { return func(o *serverOptions) { o.remote = r } }
+func withGuard() option                         { return func(o *serverOptions) { o.guarded = true } }
+func withImportTimeout(d time.Duration) option  { return func(o *serverOptions) { o.importTime = d } }
 
 // testServer is the real stack: a DuckDB file, an engine, the API and an
 // httptest server.
@@ -64,8 +72,12 @@ func newServer(t testing.TB, opts ...option) *testServer {
 	if err != nil {
 		t.Fatalf("duckstore.Open: %v", err)
 	}
+	o.remote.AllowPrivate = !o.guarded
+	sources := remote.New(o.remote)
+	t.Cleanup(sources.Close)
 	eng, err := engine.New(ctx, store, engine.Options{
 		Clock: o.clock, Allotments: o.allotments, BatchRows: o.batchRows, MaxDecodedBytes: o.maxBodyBytes,
+		Fetcher: fetch.New(sources), ImportTimeout: o.importTime,
 	})
 	if err != nil {
 		store.Close()

@@ -13,4 +13,8 @@ func (s *Server) routes() {
 	s.route(http.MethodDelete, "/v1/data/:name", s.deleteDataset)
 	s.route(http.MethodGet, "/v1/data/:name/stats", s.datasetStats)
 	s.route(http.MethodGet, "/v1/data/:name/stats/:column", s.columnStats)
+
+	s.route(http.MethodPost, "/v1/imports/:kind", s.createImport)
+	s.route(http.MethodGet, "/v1/imports", s.listImports)
+	s.route(http.MethodGet, "/v1/imports/:id", s.getImport)
 }

@@ -84,6 +84,11 @@ type PutRequest struct {
 	SniffFormat bool
 	// TimestampColumn names the column that gets role timestamp (CSV only).
 	TimestampColumn string
+	// Columns is metadata supplied beside the body (an import request's);
+	// a JSON body's own columns are applied after it.
+	Columns []columnar.Spec
+	// MaxDecodedBytes overrides Options.MaxDecodedBytes when positive.
+	MaxDecodedBytes int64
 }
 
 // stagePrefix names upsert staging tables.
@@ -128,7 +133,11 @@ func (e *Engine) PutDataset(ctx context.Context, req PutRequest) (d Dataset, cre
 		}
 		old = Dataset{Name: req.Name}
 	}
-	body, err := ingest.Decompress(req.Body, req.ContentEncoding, e.opts.MaxDecodedBytes)
+	maxDecoded := e.opts.MaxDecodedBytes
+	if req.MaxDecodedBytes > 0 {
+		maxDecoded = req.MaxDecodedBytes
+	}
+	body, err := ingest.Decompress(req.Body, req.ContentEncoding, maxDecoded)
 	if err != nil {
 		return d, false, classifyBody(err)
 	}
@@ -142,6 +151,9 @@ func (e *Engine) PutDataset(ctx context.Context, req PutRequest) (d Dataset, cre
 		return d, false, err
 	}
 	p.tableCols = tableCols
+	if err := p.mergeSpecs(req.Columns); err != nil {
+		return d, false, err
+	}
 
 	var rd *ingest.Reader
 	var src io.Reader = body
@@ -311,8 +323,19 @@ func (p *putPlan) prepareJSON(meta ingest.JSONMeta) (ingest.Options, error) {
 	if meta.HasMissingValues {
 		p.missing = meta.MissingValues
 	}
+	if err := p.mergeSpecs(meta.Columns); err != nil {
+		return ingest.Options{}, err
+	}
+	return p.ingestOptions(), nil
+}
+
+// mergeSpecs applies supplied column metadata and validates the result.
+func (p *putPlan) mergeSpecs(specs []columnar.Spec) error {
+	if len(specs) == 0 {
+		return nil
+	}
 	reasons := map[string][]string{}
-	for _, s := range meta.Columns {
+	for _, s := range specs {
 		if err := validColumnName(s.Name); err != nil {
 			reasons[s.Name] = append(reasons[s.Name], "Column names must be 1 to 255 characters of valid text")
 			continue
@@ -322,12 +345,9 @@ func (p *putPlan) prepareJSON(meta ingest.JSONMeta) (ingest.Options, error) {
 		}
 	}
 	if len(reasons) > 0 {
-		return ingest.Options{}, MetadataError(reasons)
+		return MetadataError(reasons)
 	}
-	if err := p.validate(); err != nil {
-		return ingest.Options{}, err
-	}
-	return p.ingestOptions(), nil
+	return p.validate()
 }
 
 // mergeSpec applies one column's supplied metadata and returns the reasons

@@ -31,6 +31,15 @@ type Options struct {
 	// (default 1 GiB; negative means no cap), so a small gzip bomb cannot
 	// expand without bound.
 	MaxDecodedBytes int64
+	// Fetcher opens remote files for imports; nil disables imports.
+	Fetcher Fetcher
+	// ImportConcurrency is how many imports run at once (default 2).
+	ImportConcurrency int
+	// ImportTimeout bounds one import from fetch to commit (default 2h).
+	ImportTimeout time.Duration
+	// ImportMaxBytes caps an imported file after decompression (default
+	// 16 GiB).
+	ImportMaxBytes int64
 	// Allotments are the account quotas reported in the Nexosis-Account-*
 	// headers and enforced where the reference says so; zero fields default
 	// to math.MaxInt32, the original service's "unlimited".
@@ -64,6 +73,15 @@ func (o Options) withDefaults() Options {
 	if o.MaxDecodedBytes == 0 {
 		o.MaxDecodedBytes = 1 << 30
 	}
+	if o.ImportConcurrency <= 0 {
+		o.ImportConcurrency = 2
+	}
+	if o.ImportTimeout <= 0 {
+		o.ImportTimeout = 2 * time.Hour
+	}
+	if o.ImportMaxBytes <= 0 {
+		o.ImportMaxBytes = 16 << 30
+	}
 	for _, p := range []*int64{&o.Allotments.DataSets, &o.Allotments.Predictions, &o.Allotments.Sessions, &o.Allotments.DataSetSize} {
 		if *p <= 0 {
 			*p = math.MaxInt32
@@ -80,6 +98,8 @@ type Engine struct {
 
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex // per dataset (lower-cased name)
+
+	imports *importPool // nil without a Fetcher
 }
 
 // New opens an engine on store, applying catalog migrations first.
@@ -89,11 +109,23 @@ func New(ctx context.Context, store Store, opts Options) (*Engine, error) {
 	if err := e.migrate(ctx); err != nil {
 		return nil, err
 	}
+	if opts.Fetcher != nil {
+		if err := e.startImports(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return e, nil
 }
 
-// Close stops the engine's background work. It does not close the store.
-func (e *Engine) Close() error { return nil }
+// Close stops the engine's background work: running imports are canceled
+// (they stay started and run again at the next start) and their workers
+// waited for. It does not close the store.
+func (e *Engine) Close() error {
+	if e.imports != nil {
+		e.imports.stop()
+	}
+	return nil
+}
 
 func (e *Engine) now() time.Time { return e.opts.Clock().UTC().Truncate(time.Microsecond) }
 

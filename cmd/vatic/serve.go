@@ -19,7 +19,19 @@ import (
 	"github.com/vaticml/vatic/api"
 	"github.com/vaticml/vatic/columnar/duckstore"
 	"github.com/vaticml/vatic/engine"
+	"github.com/vaticml/vatic/ingest/remote"
+	"github.com/vaticml/vatic/ingest/remote/fetch"
 )
+
+// importConfig configures imports from URLs, S3 and Azure.
+type importConfig struct {
+	AllowPrivate bool
+	S3Endpoint   string
+	Workers      int
+	Timeout      time.Duration
+	IdleTimeout  time.Duration
+	MaxBytes     int64
+}
 
 // serveConfig is the typed configuration of `vatic serve`.
 type serveConfig struct {
@@ -34,6 +46,7 @@ type serveConfig struct {
 	Allotments    engine.Allotments
 	ShutdownGrace time.Duration
 	DebugAddr     string
+	Import        importConfig
 	// ready, when set, receives the listening address (tests use :0).
 	ready func(addr string)
 }
@@ -54,6 +67,12 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	fs.Int64Var(&c.Allotments.Sessions, "allot-sessions", 0, "sessions allowed per cycle (0: 2147483647)")
 	fs.Int64Var(&c.Allotments.Predictions, "allot-predictions", 0, "predicted rows allowed per cycle (0: 2147483647)")
 	fs.Int64Var(&c.Allotments.DataSetSize, "allot-dataset-size", 0, "reported bytes allowed per dataset (0: 2147483647)")
+	fs.BoolVar(&c.Import.AllowPrivate, "import-allow-private", false, "let imports read from loopback, private and link-local addresses")
+	fs.StringVar(&c.Import.S3Endpoint, "s3-endpoint", "", "S3-compatible endpoint for S3 imports, e.g. http://127.0.0.1:9000 (default: AWS)")
+	fs.IntVar(&c.Import.Workers, "import-workers", 2, "imports that run at once")
+	fs.DurationVar(&c.Import.Timeout, "import-timeout", 2*time.Hour, "longest time one import may take")
+	fs.DurationVar(&c.Import.IdleTimeout, "import-idle-timeout", 60*time.Second, "fail an import whose source sends nothing for this long")
+	fs.Int64Var(&c.Import.MaxBytes, "import-max-bytes", 16<<30, "largest imported file in bytes, after decompression")
 	fs.StringVar(&c.DebugAddr, "debug-addr", "", "if set, serve Go's /debug/pprof profiles on this separate address (keep it private)")
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", 30*time.Second, "how long running requests may finish after SIGINT/SIGTERM")
 	if err := parseFlags(fs, args, getenv, map[string]string{"api-key": "VATIC_API_KEYS"}); err != nil {
@@ -73,6 +92,9 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	}
 	if c.MaxBodyBytes <= 0 {
 		return c, errors.New("-max-body must be positive")
+	}
+	if c.Import.Workers <= 0 || c.Import.Timeout <= 0 || c.Import.IdleTimeout <= 0 || c.Import.MaxBytes <= 0 {
+		return c, errors.New("-import-workers, -import-timeout, -import-idle-timeout and -import-max-bytes must be positive")
 	}
 	return c, nil
 }
@@ -116,7 +138,12 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 			log.Error("close database", engine.LogErr, err)
 		}
 	}()
-	eng, err := engine.New(ctx, store, engine.Options{Logger: log, MaxDecodedBytes: c.MaxBodyBytes, Allotments: c.Allotments})
+	sources := remote.New(remote.Options{AllowPrivate: c.Import.AllowPrivate, S3Endpoint: c.Import.S3Endpoint, IdleTimeout: c.Import.IdleTimeout})
+	defer sources.Close()
+	eng, err := engine.New(ctx, store, engine.Options{
+		Logger: log, MaxDecodedBytes: c.MaxBodyBytes, Allotments: c.Allotments,
+		Fetcher: fetch.New(sources), ImportConcurrency: c.Import.Workers, ImportTimeout: c.Import.Timeout, ImportMaxBytes: c.Import.MaxBytes,
+	})
 	if err != nil {
 		return fmt.Errorf("open engine: %w", err)
 	}

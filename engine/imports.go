@@ -1,0 +1,550 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/vaticml/vatic/columnar"
+)
+
+// ImportKind is where an import reads from; the values are the seed's
+// (REFERENCE §2.6, §9 #3).
+type ImportKind string
+
+// The import kinds.
+const (
+	ImportURL         ImportKind = "url"
+	ImportObjectStore ImportKind = "objectstore" // S3 and S3-compatible stores
+	ImportBlobStore   ImportKind = "blobstore"   // Azure blob storage
+)
+
+// Status is the lifecycle state of an import (and, later, a session).
+type Status string
+
+// The statuses of REFERENCE §1.8.
+const (
+	StatusRequested Status = "requested"
+	StatusStarted   Status = "started"
+	StatusCompleted Status = "completed"
+	StatusFailed    Status = "failed"
+)
+
+// ImportSpec is what an import reads and where it writes.
+type ImportSpec struct {
+	Kind        ImportKind
+	DataSetName string
+	ContentType string // "csv", "json" or "" to detect
+	Columns     []columnar.Spec
+
+	URL                  string // url
+	Bucket, Path, Region string // objectstore
+	Container, Blob      string // blobstore
+
+	// Secrets are kept in memory only, never in the catalog.
+	Secrets ImportSecrets
+}
+
+// ImportSecrets are an import's credentials. URL holds the full URL when it
+// carries user-info or a query string (a signature, a token): only its
+// redacted form is stored.
+type ImportSecrets struct {
+	URL                          string
+	User, Password               string // url, basic auth
+	AccessKeyID, SecretAccessKey string // objectstore
+	ConnectionString             string // blobstore
+}
+
+func (s ImportSecrets) empty() bool { return s == ImportSecrets{} }
+
+// RemoteObject is an opened remote file.
+type RemoteObject struct {
+	Body            io.ReadCloser
+	Name            string // file or object name, for format detection
+	ContentType     string
+	ContentEncoding string
+}
+
+// Fetcher opens the file an import names. Errors it returns are shown to
+// the user as the import's failure message when they are *Error; anything
+// else is logged and shown generically.
+type Fetcher interface {
+	Fetch(ctx context.Context, spec ImportSpec) (*RemoteObject, error)
+}
+
+// Param is one entry of an import's parameters; a nil Value is JSON null.
+type Param struct {
+	Name  string
+	Value *string
+}
+
+// StatusChange is one entry of a status history.
+type StatusChange struct {
+	Date   time.Time
+	Status Status
+}
+
+// Message is one entry of a messages list (REFERENCE §1.11).
+type Message struct {
+	Severity string // informational, warning, error
+	Text     string
+}
+
+// Import is an import as the API shows it.
+type Import struct {
+	ID          string
+	Kind        ImportKind
+	Status      Status
+	DataSetName string
+	Parameters  []Param
+	Requested   time.Time
+	StatusDate  time.Time
+	History     []StatusChange
+	Messages    []Message
+	// Columns is the dataset's metadata once the import has completed, and
+	// empty before (REFERENCE §2.6, §9 #19).
+	Columns []columnar.Column
+}
+
+// CreateImport validates spec, records the import as requested and hands
+// it to the import workers. It answers at once.
+func (e *Engine) CreateImport(ctx context.Context, spec ImportSpec) (Import, error) {
+	if e.imports == nil {
+		return Import{}, &Error{Kind: Unavailable, Msg: "Imports are not available on this server"}
+	}
+	if err := validateImport(&spec); err != nil {
+		return Import{}, err
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return Import{}, fmt.Errorf("import id: %w", err)
+	}
+	now := e.now()
+	imp := Import{
+		ID: id.String(), Kind: spec.Kind, Status: StatusRequested, DataSetName: spec.DataSetName,
+		Parameters: importParams(spec), Requested: now, StatusDate: now,
+		History: []StatusChange{{Date: now, Status: StatusRequested}}, Messages: []Message{},
+	}
+	if spec.Kind == ImportURL && redactURL(spec.URL) != spec.URL {
+		spec.Secrets.URL = spec.URL
+	}
+	if !spec.Secrets.empty() {
+		e.imports.keep(imp.ID, spec.Secrets)
+	}
+	if err := e.store.Tx(ctx, func(ctx context.Context) error { return e.insertImport(ctx, imp, spec) }); err != nil {
+		e.imports.forget(imp.ID)
+		return Import{}, err
+	}
+	e.imports.notify()
+	return imp, nil
+}
+
+// validateImport checks and normalises an import request (REFERENCE §5).
+func validateImport(s *ImportSpec) error {
+	details := map[string][]string{}
+	need := func(field, v string) {
+		if strings.TrimSpace(v) == "" {
+			details[field] = append(details[field], "The "+field+" field is required.")
+		}
+	}
+	need("dataSetName", s.DataSetName)
+	if s.DataSetName != "" {
+		if err := validName(s.DataSetName); err != nil {
+			details["dataSetName"] = append(details["dataSetName"], "Value for dataSetName must be 1 to 255 characters of valid text without '/'")
+		}
+	}
+	switch ct := strings.ToLower(strings.TrimSpace(s.ContentType)); ct {
+	case "", "csv", "json":
+		s.ContentType = ct
+	default:
+		details["contentType"] = append(details["contentType"], "Value for contentType must be csv or json")
+	}
+	switch s.Kind {
+	case ImportURL:
+		need("url", s.URL)
+		if s.URL != "" && !strings.HasPrefix(strings.ToLower(s.URL), "http://") && !strings.HasPrefix(strings.ToLower(s.URL), "https://") {
+			details["url"] = append(details["url"], "Value for url must be an absolute http or https URL")
+		}
+	case ImportObjectStore:
+		need("bucket", s.Bucket)
+		need("path", s.Path)
+		if (s.Secrets.AccessKeyID == "") != (s.Secrets.SecretAccessKey == "") {
+			details["secretAccessKey"] = append(details["secretAccessKey"], "accessKeyId and secretAccessKey must be given together")
+		}
+	case ImportBlobStore:
+		need("connectionString", s.Secrets.ConnectionString)
+		need("container", s.Container)
+		need("blob", s.Blob)
+	default:
+		details["type"] = append(details["type"], "Imports read from url, s3 (objectstore) or azure (blobstore)")
+	}
+	if len(details) == 0 {
+		return validSpecs(s.Columns)
+	}
+	d := make(map[string]any, len(details))
+	for k, v := range details {
+		d[k] = v
+	}
+	return &Error{Kind: Invalid, Msg: "Request is invalid", Details: d}
+}
+
+// validSpecs checks the values of supplied column metadata on their own
+// (how they combine with a dataset is checked when the import runs).
+func validSpecs(specs []columnar.Spec) error {
+	reasons := map[string][]string{}
+	for _, s := range specs {
+		check := func(field, v string, ok bool) {
+			if v != "" && !ok {
+				reasons[s.Name] = append(reasons[s.Name], fmt.Sprintf("Value '%s' is not a valid %s", v, field))
+			}
+		}
+		_, ok := columnar.ParseDataType(s.DataType)
+		check("dataType", s.DataType, ok)
+		_, ok = columnar.ParseRole(s.Role)
+		check("role", s.Role, ok)
+		_, ok = columnar.ParseImputation(s.Imputation)
+		check("imputation", s.Imputation, ok)
+		_, ok = columnar.ParseAggregation(s.Aggregation)
+		check("aggregation", s.Aggregation, ok)
+		if err := validColumnName(s.Name); err != nil {
+			reasons[s.Name] = append(reasons[s.Name], "Column names must be 1 to 255 characters of valid text")
+		}
+	}
+	if len(reasons) > 0 {
+		return MetadataError(reasons)
+	}
+	return nil
+}
+
+// importParams are the parameters an import shows: never a credential
+// (REFERENCE §2.6).
+func importParams(s ImportSpec) []Param {
+	str := func(v string) *string { return &v }
+	switch s.Kind {
+	case ImportURL:
+		return []Param{{"url", str(redactURL(s.URL))}}
+	case ImportObjectStore:
+		var region *string
+		if s.Region != "" {
+			region = str(s.Region)
+		}
+		return []Param{{"bucket", str(s.Bucket)}, {"path", str(s.Path)}, {"region", region}}
+	case ImportBlobStore:
+		return []Param{{"connectionString", str("redacted")}, {"container", str(s.Container)}, {"blob", str(s.Blob)}}
+	}
+	return nil
+}
+
+// redactURL drops user-info, query and fragment: they may hold credentials
+// or signatures.
+func redactURL(raw string) string {
+	s := raw
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i]
+	}
+	if i := strings.Index(s, "://"); i >= 0 {
+		rest := s[i+3:]
+		host := rest
+		if j := strings.IndexByte(rest, '/'); j >= 0 {
+			host = rest[:j]
+		}
+		if at := strings.LastIndexByte(host, '@'); at >= 0 {
+			s = s[:i+3] + rest[at+1:]
+		}
+	}
+	return s
+}
+
+// Import returns one import by id.
+func (e *Engine) Import(ctx context.Context, id string) (Import, error) {
+	u, err := uuid.Parse(id)
+	if err != nil {
+		return Import{}, Validation("importId", "Value for importId must be a valid GUID")
+	}
+	imps, _, err := e.listImports(ctx, importFilter{ID: u.String(), Limit: 1})
+	if err != nil {
+		return Import{}, err
+	}
+	if len(imps) == 0 {
+		return Import{}, NotFoundError("import", id)
+	}
+	return imps[0], nil
+}
+
+// ImportQuery selects a page of imports.
+type ImportQuery struct {
+	DataSetName     string // exact, case-insensitive
+	RequestedAfter  *time.Time
+	RequestedBefore *time.Time
+	SortBy          string // id, dataSetName, requestedDate, currentStatusDate
+	Desc            bool
+	DescGiven       bool // false: the default order, newest first
+	Page, PageSize  int
+}
+
+// ImportSortKeys are the sortBy values of GET /imports (REFERENCE §1.6).
+var ImportSortKeys = []string{"id", "dataSetName", "requestedDate", "currentStatusDate"}
+
+// ListImports returns one page of imports and the number matching. The
+// default order is newest first (REFERENCE §1.6).
+func (e *Engine) ListImports(ctx context.Context, q ImportQuery) ([]Import, int, error) {
+	if q.SortBy != "" && !containsFold(ImportSortKeys, q.SortBy) {
+		return nil, 0, Validation("sortBy", "Value for sortBy must be one of "+strings.Join(ImportSortKeys, ", "))
+	}
+	if q.RequestedAfter != nil && q.RequestedBefore != nil && q.RequestedAfter.After(*q.RequestedBefore) {
+		return nil, 0, &Error{Kind: InvalidDateRange, Msg: "requestedAfterDate must be before requestedBeforeDate",
+			Details: map[string]any{"requestedAfterDate": []string{q.RequestedAfter.UTC().Format(time.RFC3339Nano)},
+				"requestedBeforeDate": []string{q.RequestedBefore.UTC().Format(time.RFC3339Nano)}}}
+	}
+	desc := q.Desc
+	if !q.DescGiven && q.SortBy == "" {
+		desc = true
+	}
+	return e.listImports(ctx, importFilter{
+		DataSet: q.DataSetName, After: q.RequestedAfter, Before: q.RequestedBefore,
+		SortBy: strings.ToLower(q.SortBy), Desc: desc, Limit: q.PageSize, Offset: q.Page * q.PageSize,
+	})
+}
+
+// importPool runs imports: workers claim requested imports from the
+// catalog (the durable queue), so nothing waits only in memory but the
+// credentials, which never reach the disk.
+type importPool struct {
+	e       *Engine
+	fetcher Fetcher
+	workers int
+	timeout time.Duration
+
+	wake    chan struct{}
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	claimMu sync.Mutex
+
+	mu      sync.Mutex
+	secrets map[string]ImportSecrets
+	orphans []string // imports found started at startup, to run again first
+}
+
+func (p *importPool) keep(id string, s ImportSecrets) {
+	p.mu.Lock()
+	p.secrets[id] = s
+	p.mu.Unlock()
+}
+
+func (p *importPool) forget(id string) {
+	p.mu.Lock()
+	delete(p.secrets, id)
+	p.mu.Unlock()
+}
+
+func (p *importPool) secret(id string) (ImportSecrets, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s, ok := p.secrets[id]
+	return s, ok
+}
+
+// notify wakes one idle worker.
+func (p *importPool) notify() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// startImports recovers imports a previous process left unfinished and
+// starts the workers. The base context outlives requests; Close cancels it.
+func (e *Engine) startImports(ctx context.Context) error {
+	o := e.opts
+	p := &importPool{e: e, fetcher: o.Fetcher, workers: o.ImportConcurrency, timeout: o.ImportTimeout,
+		wake: make(chan struct{}, 1), secrets: map[string]ImportSecrets{}}
+	if err := p.recover(ctx); err != nil {
+		return err
+	}
+	base, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	p.cancel = cancel
+	for range p.workers {
+		p.wg.Go(func() { p.work(base) })
+	}
+	e.imports = p
+	return nil
+}
+
+// stop cancels running imports and waits for the workers. Imports cut off
+// stay started and run again at the next start.
+func (p *importPool) stop() {
+	p.cancel()
+	p.wg.Wait()
+}
+
+// recover handles imports a previous process left unfinished: those that
+// needed credentials fail (credentials are not kept), the others run again
+// from the start; the dataset transaction guarantees no half import.
+func (p *importPool) recover(ctx context.Context) error {
+	left, err := p.e.unfinishedImports(ctx)
+	if err != nil {
+		return err
+	}
+	for _, u := range left {
+		if u.needsSecret {
+			msg := "The server restarted before this import finished; its credentials are not kept, so request the import again."
+			if err := p.e.finishImport(ctx, u.id, StatusFailed, []Message{{"error", msg}}, nil); err != nil {
+				return err
+			}
+			continue
+		}
+		if u.status == StatusStarted {
+			if err := p.e.addImportMessage(ctx, u.id, Message{"informational", "The server restarted during this import; it runs again from the start."}); err != nil {
+				return err
+			}
+			p.orphans = append(p.orphans, u.id)
+		}
+	}
+	return nil
+}
+
+func (p *importPool) work(ctx context.Context) {
+	for {
+		id, err := p.claim(ctx)
+		if err != nil && ctx.Err() == nil {
+			p.e.log.ErrorContext(ctx, "claim import", LogErr, err)
+		}
+		if id != "" {
+			p.run(ctx, id)
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.wake:
+		case <-time.After(5 * time.Second):
+		}
+	}
+}
+
+// claim is the one function that hands an import to a worker: an orphan
+// of a previous process first, else the oldest requested import, marked
+// started in the same step.
+func (p *importPool) claim(ctx context.Context) (string, error) {
+	p.claimMu.Lock()
+	defer p.claimMu.Unlock()
+	p.mu.Lock()
+	if n := len(p.orphans); n > 0 {
+		id := p.orphans[0]
+		p.orphans = p.orphans[1:]
+		p.mu.Unlock()
+		return id, nil
+	}
+	p.mu.Unlock()
+	return p.e.claimRequestedImport(ctx)
+}
+
+// run performs one claimed import and records how it ended.
+func (p *importPool) run(base context.Context, id string) {
+	e := p.e
+	start := time.Now()
+	spec, err := e.importSpec(base, id)
+	if err != nil {
+		e.log.ErrorContext(base, "read import", "import_id", id, LogErr, err)
+		return
+	}
+	if s, ok := p.secret(id); ok {
+		spec.Secrets = s
+		if s.URL != "" {
+			spec.URL = s.URL
+		}
+	}
+	ctx, cancel := context.WithTimeout(base, p.timeout)
+	defer cancel()
+	d, err := e.runImport(ctx, spec)
+	if base.Err() != nil {
+		return // shutting down: the import stays started and runs again at the next start
+	}
+	p.forget(id)
+	if err != nil {
+		kind, msg, _ := Classify(err)
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			msg = fmt.Sprintf("The import did not finish within %s.", p.timeout)
+		case kind == Internal:
+			e.log.ErrorContext(ctx, "import failed", "import_id", id, LogDataset, spec.DataSetName, LogErr, err)
+		}
+		if ferr := e.finishImport(base, id, StatusFailed, []Message{{"error", msg}}, nil); ferr != nil {
+			e.log.ErrorContext(base, "record import failure", "import_id", id, LogErr, ferr)
+		}
+		return
+	}
+	rows := "rows are"
+	if d.RowCount == 1 {
+		rows = "row is"
+	}
+	msgs := []Message{{"informational", fmt.Sprintf("%d %s in dataset %s after the import.", d.RowCount, rows, d.Name)}}
+	if ferr := e.finishImport(base, id, StatusCompleted, msgs, d.Columns); ferr != nil {
+		e.log.ErrorContext(base, "record import completion", "import_id", id, LogErr, ferr)
+	}
+	e.log.InfoContext(base, "import completed", "import_id", id, LogDataset, d.Name, LogRows, d.RowCount, LogElapsed, time.Since(start))
+}
+
+// runImport fetches the remote file and writes it like PUT /data.
+func (e *Engine) runImport(ctx context.Context, spec ImportSpec) (Dataset, error) {
+	obj, err := e.imports.fetcher.Fetch(ctx, spec)
+	if err != nil {
+		return Dataset{}, err
+	}
+	defer obj.Body.Close()
+	req := PutRequest{
+		Name: spec.DataSetName, Body: obj.Body, Columns: spec.Columns,
+		ContentEncoding: objectEncoding(obj), MaxDecodedBytes: e.opts.ImportMaxBytes,
+	}
+	req.Format, req.SniffFormat = importFormat(spec.ContentType, obj)
+	d, _, err := e.PutDataset(ctx, req)
+	return d, err
+}
+
+// importFormat decides CSV or JSON: the request's contentType, else the
+// object's name, else its content type, else the bytes themselves.
+func importFormat(contentType string, obj *RemoteObject) (Format, bool) {
+	switch contentType {
+	case "csv":
+		return FormatCSV, false
+	case "json":
+		return FormatJSON, false
+	}
+	name := strings.ToLower(obj.Name)
+	for _, suffix := range []string{".gz", ".gzip", ".zst", ".zstd"} {
+		name = strings.TrimSuffix(name, suffix)
+	}
+	switch path.Ext(name) {
+	case ".csv", ".tsv", ".txt":
+		return FormatCSV, false
+	case ".json":
+		return FormatJSON, false
+	}
+	mt, _, _ := mime.ParseMediaType(obj.ContentType)
+	switch strings.ToLower(mt) {
+	case "text/csv", "application/csv", "text/comma-separated-values":
+		return FormatCSV, false
+	case "application/json", "text/json":
+		return FormatJSON, false
+	}
+	return FormatCSV, true
+}
+
+// objectEncoding is the compression of an object as its source reports
+// it; otherwise "" lets the decoder sniff the magic bytes, which is more
+// reliable than a name (an HTTP client may already have decompressed a
+// .csv.gz sent with Content-Encoding: gzip).
+func objectEncoding(obj *RemoteObject) string {
+	if enc := strings.ToLower(strings.TrimSpace(obj.ContentEncoding)); enc == "gzip" || enc == "x-gzip" || enc == "zstd" {
+		return enc
+	}
+	return ""
+}

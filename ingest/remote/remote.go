@@ -1,0 +1,230 @@
+// Package remote opens the bytes of remote objects for imports: a URL over
+// HTTP(S), an object in an S3-compatible store, a blob in Azure storage. It
+// returns a stream and what the source says about it (name, content type,
+// encoding); decoding is ingest's job and bookkeeping the engine's.
+//
+// Every connection goes through one guarded transport: unless
+// Options.AllowPrivate is set, an address that resolves to a loopback,
+// private, link-local, unspecified or cloud-metadata IP is refused at dial
+// time (so redirects and DNS tricks are covered too). Errors are *Error,
+// whose message is safe to show to the user: it never contains
+// credentials.
+//
+// remote imports nothing from this module; cmd/vatic adapts it to the
+// engine's Fetcher interface.
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"syscall"
+	"time"
+)
+
+// Options configure a Client. Zero values mean the documented defaults.
+type Options struct {
+	// AllowPrivate lets sources resolve to loopback, private and
+	// link-local addresses (tests, local setups); off by default.
+	AllowPrivate bool
+	// ConnectTimeout bounds connecting and waiting for response headers
+	// (default 30s).
+	ConnectTimeout time.Duration
+	// IdleTimeout fails a download that receives nothing for this long
+	// (default 60s).
+	IdleTimeout time.Duration
+	// MaxRedirects bounds redirects followed for URL sources (default 5).
+	MaxRedirects int
+	// S3Endpoint points S3 imports at an S3-compatible store
+	// (host[:port] or a URL; default AWS).
+	S3Endpoint string
+}
+
+func (o Options) withDefaults() Options {
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = 30 * time.Second
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = 60 * time.Second
+	}
+	if o.MaxRedirects <= 0 {
+		o.MaxRedirects = 5
+	}
+	return o
+}
+
+// Client opens remote objects. It is safe for concurrent use.
+type Client struct {
+	opts      Options
+	transport *http.Transport
+}
+
+// New returns a client with the guarded transport.
+func New(opts Options) *Client {
+	opts = opts.withDefaults()
+	c := &Client{opts: opts}
+	dialer := &net.Dialer{Timeout: opts.ConnectTimeout, Control: c.checkDial}
+	c.transport = &http.Transport{
+		Proxy:                 nil, // a proxy would hide the real destination from the guard
+		DialContext:           dialer.DialContext,
+		TLSHandshakeTimeout:   opts.ConnectTimeout,
+		ResponseHeaderTimeout: opts.ConnectTimeout,
+		ExpectContinueTimeout: time.Second,
+		MaxIdleConns:          16,
+		IdleConnTimeout:       90 * time.Second,
+		ForceAttemptHTTP2:     true,
+	}
+	return c
+}
+
+// Transport returns the guarded transport every source uses.
+func (c *Client) Transport() *http.Transport { return c.transport }
+
+// HTTPClient returns an HTTP client on the guarded transport that follows
+// at most MaxRedirects redirects.
+func (c *Client) HTTPClient() *http.Client {
+	return &http.Client{
+		Transport: c.transport,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) > c.opts.MaxRedirects {
+				return fmt.Errorf("more than %d redirects", c.opts.MaxRedirects)
+			}
+			return nil
+		},
+	}
+}
+
+// Close releases idle connections.
+func (c *Client) Close() { c.transport.CloseIdleConnections() }
+
+// Object is an opened remote object. The caller closes Body.
+type Object struct {
+	Body            io.ReadCloser
+	Name            string // object name or URL path, for format detection
+	ContentType     string // as the source reports it, "" when unknown
+	ContentEncoding string // as the source reports it, "" when unknown
+	Size            int64  // bytes, -1 when unknown
+}
+
+// Error is a failure to reach or read a source. Msg is safe to show.
+type Error struct {
+	Msg string
+	Err error
+}
+
+func (e *Error) Error() string { return e.Msg }
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrForbiddenAddress is the cause of a refused private destination.
+var ErrForbiddenAddress = errors.New("remote: destination address not allowed")
+
+// metadataAddrs are cloud instance-metadata endpoints outside the ranges
+// below (169.254.169.254 is link-local already).
+var metadataAddrs = []netip.Addr{netip.MustParseAddr("fd00:ec2::254"), netip.MustParseAddr("100.100.100.200")}
+
+// Allowed reports whether a destination IP may be contacted when private
+// addresses are not allowed.
+func Allowed(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() {
+		return false
+	}
+	// Carrier-grade NAT (100.64.0.0/10) is private in practice.
+	if ip.Is4() && netip.MustParsePrefix("100.64.0.0/10").Contains(ip) {
+		return false
+	}
+	for _, m := range metadataAddrs {
+		if ip == m {
+			return false
+		}
+	}
+	return true
+}
+
+// checkDial runs for every connection, after DNS resolution, with the IP
+// actually being dialled.
+func (c *Client) checkDial(network, address string, _ syscall.RawConn) error {
+	if c.opts.AllowPrivate {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return err
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return fmt.Errorf("%w: %s", ErrForbiddenAddress, host)
+	}
+	if !Allowed(ip) {
+		return fmt.Errorf("%w: %s is a loopback, private, link-local or metadata address", ErrForbiddenAddress, ip)
+	}
+	return nil
+}
+
+// connectError describes a failure to connect or to get an answer.
+func connectError(what string, err error) *Error {
+	switch {
+	case errors.Is(err, ErrForbiddenAddress):
+		return &Error{Msg: what + " resolves to a loopback, private, link-local or metadata address, which imports may not read (set -import-allow-private to allow it)", Err: err}
+	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
+		return &Error{Msg: what + " did not answer in time", Err: err}
+	case errors.Is(err, context.Canceled):
+		return &Error{Msg: "the import was canceled", Err: err}
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return &Error{Msg: what + ": host " + dnsErr.Name + " could not be resolved", Err: err}
+	}
+	return &Error{Msg: what + " could not be reached", Err: err}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// idleReader fails a read that waits longer than the idle timeout for
+// data, so a source that stops sending cannot hang an import.
+type idleReader struct {
+	rc      io.ReadCloser
+	timeout time.Duration
+	what    string
+}
+
+func (c *Client) idle(rc io.ReadCloser, what string) io.ReadCloser {
+	return &idleReader{rc: rc, timeout: c.opts.IdleTimeout, what: what}
+}
+
+type readResult struct {
+	n   int
+	err error
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	done := make(chan readResult, 1)
+	go func() {
+		n, err := r.rc.Read(p)
+		done <- readResult{n, err}
+	}()
+	t := time.NewTimer(r.timeout)
+	defer t.Stop()
+	select {
+	case res := <-done:
+		if res.err != nil && res.err != io.EOF {
+			return res.n, &Error{Msg: r.what + ": the download broke off", Err: res.err}
+		}
+		return res.n, res.err
+	case <-t.C:
+		// Closing unblocks the pending read; its result is discarded.
+		_ = r.rc.Close()
+		<-done
+		return 0, &Error{Msg: fmt.Sprintf("%s sent nothing for %s; the download timed out", r.what, r.timeout)}
+	}
+}
+
+func (r *idleReader) Close() error { return r.rc.Close() }
