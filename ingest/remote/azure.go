@@ -226,13 +226,14 @@ func parseAzureConnectionString(s string) (azureConn, error) {
 			continue // "a=1;;b=2;" is common enough
 		}
 		n++
-		name, value, ok := strings.Cut(part, "=")
-		name = strings.ToLower(strings.TrimSpace(name))
-		if !ok || name == "" {
+		raw, value, ok := strings.Cut(part, "=")
+		raw = strings.TrimSpace(raw)
+		if !ok || raw == "" {
 			return azureConn{}, azureConnError(fmt.Sprintf("setting %d is not of the form Name=value", n))
 		}
+		name := strings.ToLower(raw)
 		if _, dup := settings[name]; dup {
-			return azureConn{}, azureConnError(fmt.Sprintf("setting %d (%s) appears twice", n, strings.TrimSpace(strings.SplitN(part, "=", 2)[0])))
+			return azureConn{}, azureConnError(fmt.Sprintf("setting %d (%s) appears twice", n, raw))
 		}
 		settings[name] = strings.TrimSpace(value)
 	}

@@ -1,12 +1,13 @@
 // Package remotetest runs local stand-ins for the remote sources of
-// package remote, for tests only: Azurite, Microsoft's Azure storage
-// emulator, for Azure blob imports.
+// package remote, for tests only.
 //
-// Azurite is a Node.js program. StartAzurite installs a pinned version
-// with npm into the user cache directory the first time (about half a
-// minute, 365 MB) and reuses it afterwards. Without node or npm, or when
-// the install fails, the test is skipped, unless the CI environment
-// variable is set: CI must really run these tests, so there it fails.
+// StartAzurite runs Azurite, Microsoft's Azure storage emulator, for
+// Azure blob imports. Azurite is a Node.js program: StartAzurite installs
+// a pinned version with npm into the user cache directory the first time
+// (about half a minute, 365 MB) and reuses it afterwards; starting it
+// takes one to four seconds. Without node or npm, or when the install
+// fails, the test is skipped, unless the CI environment variable is set:
+// CI must really run these tests, so there it fails.
 package remotetest
 
 import (
@@ -67,7 +68,8 @@ func StartAzurite(t testing.TB) *Azurite {
 
 	// Loading the stdin watchdog with -r keeps main.js's argv intact.
 	watchdog := filepath.Join(t.TempDir(), "watchdog.js")
-	const js = "process.stdin.on('end', () => process.exit(0)); process.stdin.on('error', () => process.exit(0)); process.stdin.resume();\n"
+	// unref: the watch must not keep node alive after azurite closes.
+	const js = "process.stdin.on('end', () => process.exit(0)); process.stdin.on('error', () => process.exit(0)); process.stdin.resume(); process.stdin.unref();\n"
 	if err := os.WriteFile(watchdog, []byte(js), 0o644); err != nil {
 		t.Fatalf("StartAzurite: %v", err)
 	}
@@ -243,6 +245,13 @@ func installAzurite(t testing.TB) string {
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		unavailable(t, "cache directory: %v", err)
+	}
+	// Installs interrupted by a killed process leave their directory.
+	stale, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), ".azurite-install-*"))
+	for _, d := range stale {
+		if fi, err := os.Stat(d); err == nil && time.Since(fi.ModTime()) > time.Hour {
+			_ = os.RemoveAll(d)
+		}
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".azurite-install-")
 	if err != nil {
