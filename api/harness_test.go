@@ -33,6 +33,7 @@ type serverOptions struct {
 	remote       remote.Options // import sources; AllowPrivate is forced on (tests serve on loopback)
 	guarded      bool           // keep the private-address guard on
 	importTime   time.Duration
+	importMax    int64
 }
 
 type option func(*serverOptions)
@@ -44,6 +45,7 @@ func withDir(dir string) option                 { return func(o *serverOptions) 
 func withRemote(r remote.Options) option        { return func(o *serverOptions) { o.remote = r } }
 func withGuard() option                         { return func(o *serverOptions) { o.guarded = true } }
 func withImportTimeout(d time.Duration) option  { return func(o *serverOptions) { o.importTime = d } }
+func withImportMax(n int64) option              { return func(o *serverOptions) { o.importMax = n } }
 
 // testServer is the real stack: a DuckDB file, an engine, the API and an
 // httptest server.
@@ -77,7 +79,7 @@ func newServer(t testing.TB, opts ...option) *testServer {
 	t.Cleanup(sources.Close)
 	eng, err := engine.New(ctx, store, engine.Options{
 		Clock: o.clock, Allotments: o.allotments, BatchRows: o.batchRows, MaxDecodedBytes: o.maxBodyBytes,
-		Fetcher: fetch.New(sources), ImportTimeout: o.importTime,
+		Fetcher: fetch.New(sources), ImportTimeout: o.importTime, ImportMaxBytes: o.importMax,
 	})
 	if err != nil {
 		store.Close()

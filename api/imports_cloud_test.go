@@ -84,6 +84,8 @@ func TestImportAzure(t *testing.T) {
 	az.CreateContainer(t, "datatest")
 	az.Put(t, "datatest", "mpg/auto-mpg.csv", []byte("mpg,cylinders\n18,8\n15,8\n"), "text/csv", "")
 	az.Put(t, "datatest", "mpg/auto-mpg.data.json", []byte(`[{"mpg":"36","cylinders":"4"}]`), "application/json", "")
+	az.Put(t, "datatest", "more.csv.gz", gz(t, "mpg,cylinders\n24,4\n"), "application/gzip", "")
+	az.Put(t, "datatest", "encoded", gz(t, "mpg,cylinders\n25,4\n"), "text/csv", "gzip")
 	s := newServer(t)
 	for _, c := range []struct {
 		name, kind, conn, blob string
@@ -91,6 +93,8 @@ func TestImportAzure(t *testing.T) {
 	}{
 		{"account key", "azure", az.ConnectionString, "mpg/auto-mpg.csv", 2},
 		{"shared access signature", "BlobStore", az.SASConnectionString(t, "datatest"), "mpg/auto-mpg.data.json", 3},
+		{"gzip file", "azure", az.ConnectionString, "more.csv.gz", 4},
+		{"gzip content encoding", "azure", az.ConnectionString, "encoded", 5},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			imp := postImport(t, s, c.kind, map[string]any{"dataSetName": "auto-mpg", "connectionString": c.conn,

@@ -341,6 +341,48 @@ func TestImportFailures(t *testing.T) {
 	})
 }
 
+func TestImportLimits(t *testing.T) {
+	f, base := serveFiles(t)
+	big := "a,b\n" + strings.Repeat("1,x\n", 1000)
+	f.put("/big.csv", []byte(big), "", "")
+	f.put("/big.csv.gz", gz(t, big), "application/gzip", "")
+	s := newServer(t, withImportMax(1000), withRemote(remote.Options{MaxRedirects: 2}))
+	for _, c := range []struct{ name, path, want string }{
+		{"download over the limit", "/big.csv", "larger than the import limit"},
+		{"decompressed over the limit", "/big.csv.gz", "too large"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			imp := postImport(t, s, "url", map[string]any{"dataSetName": "big", "url": base + c.path})
+			done := waitImport(t, s, imp.ImportID)
+			if done.Status != "failed" || !strings.Contains(done.Messages[len(done.Messages)-1].Message, c.want) {
+				t.Errorf("import = %+v, want failed mentioning %q", done, c.want)
+			}
+		})
+	}
+	t.Run("redirects are followed up to the limit", func(t *testing.T) {
+		hops := 0
+		var srv *httptest.Server
+		srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/ok.csv" {
+				_, _ = w.Write([]byte("a\n1\n"))
+				return
+			}
+			hops++
+			http.Redirect(w, r, srv.URL+r.URL.Path[:len(r.URL.Path)-1], http.StatusFound)
+		}))
+		defer srv.Close()
+		// /ok.csv/// redirects three times: one too many for a limit of 2.
+		imp := postImport(t, s, "url", map[string]any{"dataSetName": "r", "url": srv.URL + "/ok.csv///"})
+		if done := waitImport(t, s, imp.ImportID); done.Status != "failed" || !strings.Contains(done.Messages[len(done.Messages)-1].Message, "redirect") {
+			t.Errorf("import past the redirect limit = %+v", done)
+		}
+		imp = postImport(t, s, "url", map[string]any{"dataSetName": "r", "url": srv.URL + "/ok.csv//"})
+		if done := waitImport(t, s, imp.ImportID); done.Status != "completed" {
+			t.Errorf("import within the redirect limit = %+v", done)
+		}
+	})
+}
+
 func TestImportBadRequests(t *testing.T) {
 	s := newServer(t)
 	for _, c := range []struct {

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 )
 
 // Client drives the Nexosis API v1 of one server. It is safe for
@@ -222,4 +223,73 @@ func CountLines(r io.Reader) (lines, n int64, err error) {
 		lines++
 	}
 	return lines, n, nil
+}
+
+// ImportURL posts POST /imports/url for dataset name and waits until the
+// import ends; a failed import is an error with its messages. The result
+// carries the dataset's rowCount afterwards.
+func (c *Client) ImportURL(ctx context.Context, name, fileURL string) (PutResult, error) {
+	body, _ := json.Marshal(map[string]string{"dataSetName": name, "url": fileURL})
+	req, err := c.newRequest(ctx, http.MethodPost, strings.TrimSuffix(c.BaseURL, "/")+"/imports/url", bytes.NewReader(body))
+	if err != nil {
+		return PutResult{}, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.do(req)
+	if err != nil {
+		return PutResult{}, err
+	}
+	var imp struct {
+		ImportID string `json:"importId"`
+		Status   string `json:"status"`
+		Messages []struct {
+			Message string `json:"message"`
+		} `json:"messages"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&imp)
+	resp.Body.Close()
+	if err != nil {
+		return PutResult{}, fmt.Errorf("bench: import answer: %w", err)
+	}
+	for imp.Status == "requested" || imp.Status == "started" {
+		select {
+		case <-ctx.Done():
+			return PutResult{}, ctx.Err()
+		case <-time.After(25 * time.Millisecond):
+		}
+		req, err := c.newRequest(ctx, http.MethodGet, strings.TrimSuffix(c.BaseURL, "/")+"/imports/"+imp.ImportID, nil)
+		if err != nil {
+			return PutResult{}, err
+		}
+		resp, err := c.do(req)
+		if err != nil {
+			return PutResult{}, err
+		}
+		err = json.NewDecoder(resp.Body).Decode(&imp)
+		resp.Body.Close()
+		if err != nil {
+			return PutResult{}, fmt.Errorf("bench: import status: %w", err)
+		}
+	}
+	if imp.Status != "completed" {
+		return PutResult{}, fmt.Errorf("bench: import %s ended %s: %+v", imp.ImportID, imp.Status, imp.Messages)
+	}
+	req, err = c.newRequest(ctx, http.MethodGet, c.dataURL(name)+"?pageSize=1", nil)
+	if err != nil {
+		return PutResult{}, err
+	}
+	resp, err = c.do(req)
+	if err != nil {
+		return PutResult{}, err
+	}
+	defer resp.Body.Close()
+	var d struct {
+		RowCount *int64 `json:"rowCount"`
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	out := PutResult{RowCount: -1, Body: b}
+	if json.Unmarshal(b, &d) == nil && d.RowCount != nil {
+		out.RowCount = *d.RowCount
+	}
+	return out, nil
 }

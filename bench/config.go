@@ -13,10 +13,12 @@ const (
 	WorkloadImport = "import" // ImportCSV/plain and ImportCSV/gzip
 	WorkloadStats  = "stats"  // ColumnStats
 	WorkloadCSV    = "csv"    // ReadCSV
+	// WorkloadImportURL is ImportURL/plain and ImportURL/gzip.
+	WorkloadImportURL = "importurl"
 )
 
 // Workloads lists every workload in the order [Run] runs them.
-var Workloads = []string{WorkloadImport, WorkloadStats, WorkloadCSV}
+var Workloads = []string{WorkloadImport, WorkloadImportURL, WorkloadStats, WorkloadCSV}
 
 // Config describes one benchmark session. The zero value of each field
 // means the documented default; Vatic and Dir are required.

@@ -121,8 +121,7 @@ type Check struct {
 // medians over the runs for speed, the largest growth for peak RSS.
 func Checks(results []Result) []Check {
 	var out []Check
-	for _, variant := range []string{"plain", "gzip"} {
-		w := "ImportCSV/" + variant
+	for _, w := range []string{"ImportCSV/plain", "ImportCSV/gzip", "ImportURL/plain", "ImportURL/gzip"} {
 		ours, okOurs := median(results, w+"/impl=vatic", UnitRowsPerSec)
 		peer, okPeer := median(results, w+"/impl=duckdb", UnitRowsPerSec)
 		if okOurs && okPeer && peer > 0 {

@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,7 +47,7 @@ func Run(ctx context.Context, cfg Config, workloads []string) ([]Result, error) 
 		if !slices.Contains(workloads, w) {
 			continue
 		}
-		if w != WorkloadImport && read == nil {
+		if w != WorkloadImport && w != WorkloadImportURL && read == nil {
 			fmt.Fprintf(cfg.Progress, "read workloads: loading %s\n", files.CSV)
 			if read, readName, err = loadTarget(ctx, cfg, files); err != nil {
 				return results, err
@@ -58,6 +60,13 @@ func Run(ctx context.Context, cfg Config, workloads []string) ([]Result, error) 
 			if err == nil {
 				var gz []Result
 				gz, err = RunImport(ctx, cfg, files, true)
+				rs = append(rs, gz...)
+			}
+		case WorkloadImportURL:
+			rs, err = RunImportURL(ctx, cfg, files, false)
+			if err == nil {
+				var gz []Result
+				gz, err = RunImportURL(ctx, cfg, files, true)
 				rs = append(rs, gz...)
 			}
 		case WorkloadStats:
@@ -82,12 +91,41 @@ func Run(ctx context.Context, cfg Config, workloads []string) ([]Result, error) 
 // starts servers (reporting its peak RSS growth), else under a new name that
 // is deleted afterwards. The anchor gets a fresh database file per run.
 func RunImport(ctx context.Context, cfg Config, files Files, gz bool) ([]Result, error) {
+	return runImport(ctx, cfg, files, gz, "ImportCSV", func(ctx context.Context, c *Client, name, path string, gz bool) (time.Duration, PutResult, error) {
+		start := time.Now()
+		put, err := c.PutCSV(ctx, name, path, gz)
+		return time.Since(start), put, err
+	})
+}
+
+// RunImportURL measures POST /imports/url of files.CSV (or files.Gzip, served
+// as application/gzip) from a loopback HTTP server in this process, timed
+// from the request to the import's completion, against the same DuckDB
+// anchor as RunImport. Started servers run with -import-allow-private.
+func RunImportURL(ctx context.Context, cfg Config, files Files, gz bool) ([]Result, error) {
+	fs, err := serveFiles(files)
+	if err != nil {
+		return nil, err
+	}
+	defer fs.Close()
+	cfg.ServeArgs = append(slices.Clone(cfg.ServeArgs), "-import-allow-private")
+	return runImport(ctx, cfg, files, gz, "ImportURL", func(ctx context.Context, c *Client, name, path string, _ bool) (time.Duration, PutResult, error) {
+		start := time.Now()
+		put, err := c.ImportURL(ctx, name, fs.URL+"/"+filepath.Base(path))
+		return time.Since(start), put, err
+	})
+}
+
+// importFunc imports path into dataset name and reports how long it took.
+type importFunc func(ctx context.Context, c *Client, name, path string, gz bool) (time.Duration, PutResult, error)
+
+func runImport(ctx context.Context, cfg Config, files Files, gz bool, workload string, do importFunc) ([]Result, error) {
 	cfg = cfg.withDefaults()
 	variant, path, size := "plain", files.CSV, files.CSVBytes
 	if gz {
 		variant, path, size = "gzip", files.Gzip, files.GzipBytes
 	}
-	w := "ImportCSV/" + variant
+	w := workload + "/" + variant
 	scratch, err := scratchDir(cfg)
 	if err != nil {
 		return nil, err
@@ -106,9 +144,7 @@ func RunImport(ctx context.Context, cfg Config, files Files, gz bool) ([]Result,
 			before, memErr = t.srv.Memory()
 		}
 		name := datasetName("import-" + variant)
-		start := time.Now()
-		put, err := t.c.PutCSV(ctx, name, path, gz)
-		elapsed := time.Since(start)
+		elapsed, put, err := do(ctx, t.c, name, path, gz)
 		if err != nil {
 			return Result{}, t.explain(err)
 		}
@@ -358,3 +394,32 @@ func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
 }
+
+// fileServer serves the generated files on loopback for URL imports.
+type fileServer struct {
+	URL string
+	srv *http.Server
+}
+
+func serveFiles(files Files) (*fileServer, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	for _, p := range []string{files.CSV, files.Gzip} {
+		mux.HandleFunc("/"+filepath.Base(p), func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(p, ".gz") {
+				w.Header().Set("Content-Type", "application/gzip")
+			} else {
+				w.Header().Set("Content-Type", "text/csv")
+			}
+			http.ServeFile(w, r, p)
+		})
+	}
+	fs := &fileServer{URL: "http://" + ln.Addr().String(), srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
+	go func() { _ = fs.srv.Serve(ln) }()
+	return fs, nil
+}
+
+func (f *fileServer) Close() { _ = f.srv.Close() }

@@ -501,7 +501,7 @@ func (e *Engine) runImport(ctx context.Context, spec ImportSpec) (Dataset, error
 	}
 	defer obj.Body.Close()
 	req := PutRequest{
-		Name: spec.DataSetName, Body: obj.Body, Columns: spec.Columns,
+		Name: spec.DataSetName, Body: &downloadCap{r: obj.Body, left: e.opts.ImportMaxBytes, limit: e.opts.ImportMaxBytes}, Columns: spec.Columns,
 		ContentEncoding: objectEncoding(obj), MaxDecodedBytes: e.opts.ImportMaxBytes,
 	}
 	req.Format, req.SniffFormat = importFormat(spec.ContentType, obj)
@@ -547,4 +547,23 @@ func objectEncoding(obj *RemoteObject) string {
 		return enc
 	}
 	return ""
+}
+
+// downloadCap fails a download that goes past limit bytes on the wire (the
+// decoder caps the decompressed stream separately).
+type downloadCap struct {
+	r           io.Reader
+	left, limit int64
+}
+
+func (d *downloadCap) Read(p []byte) (int, error) {
+	if d.left <= 0 {
+		return 0, &Error{Kind: TooLarge, Msg: fmt.Sprintf("The remote file is larger than the import limit of %d bytes.", d.limit)}
+	}
+	if int64(len(p)) > d.left {
+		p = p[:d.left]
+	}
+	n, err := d.r.Read(p)
+	d.left -= int64(n)
+	return n, err
 }
