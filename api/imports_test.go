@@ -1,10 +1,12 @@
 package api_test
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -291,9 +293,16 @@ func TestImportFailures(t *testing.T) {
 			if err != nil {
 				return
 			}
-			defer c.Close()
-			// Answer headers, then never send the body.
-			_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Type: text/csv\r\nContent-Length: 100\r\n\r\na,b\n"))
+			go func() {
+				defer c.Close()
+				// Read the request, answer headers and a few bytes, then
+				// never send the rest of the body.
+				if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+					return
+				}
+				_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Type: text/csv\r\nContent-Length: 100\r\n\r\na,b\n"))
+				_, _ = io.Copy(io.Discard, c) // until the client gives up
+			}()
 		}
 	}()
 	s := newServer(t, withRemote(remote.Options{IdleTimeout: 300 * time.Millisecond}))

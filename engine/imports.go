@@ -371,10 +371,10 @@ func (e *Engine) startImports(ctx context.Context) error {
 	}
 	base, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	p.cancel = cancel
+	e.imports = p // before the workers start: CreateImport and they use it
 	for range p.workers {
 		p.wg.Go(func() { p.work(base) })
 	}
-	e.imports = p
 	return nil
 }
 
@@ -464,7 +464,7 @@ func (p *importPool) run(base context.Context, id string) {
 	}
 	ctx, cancel := context.WithTimeout(base, p.timeout)
 	defer cancel()
-	d, err := e.runImport(ctx, spec)
+	d, err := p.runImport(ctx, spec)
 	if base.Err() != nil {
 		return // shutting down: the import stays started and runs again at the next start
 	}
@@ -494,8 +494,9 @@ func (p *importPool) run(base context.Context, id string) {
 }
 
 // runImport fetches the remote file and writes it like PUT /data.
-func (e *Engine) runImport(ctx context.Context, spec ImportSpec) (Dataset, error) {
-	obj, err := e.imports.fetcher.Fetch(ctx, spec)
+func (p *importPool) runImport(ctx context.Context, spec ImportSpec) (Dataset, error) {
+	e := p.e
+	obj, err := p.fetcher.Fetch(ctx, spec)
 	if err != nil {
 		return Dataset{}, err
 	}
