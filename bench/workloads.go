@@ -110,9 +110,7 @@ func RunImportURL(ctx context.Context, cfg Config, files Files, gz bool) ([]Resu
 	defer fs.Close()
 	cfg.ServeArgs = append(slices.Clone(cfg.ServeArgs), "-import-allow-private")
 	return runImport(ctx, cfg, files, gz, "ImportURL", func(ctx context.Context, c *Client, name, path string, _ bool) (time.Duration, PutResult, error) {
-		start := time.Now()
-		put, err := c.ImportURL(ctx, name, fs.URL+"/"+filepath.Base(path))
-		return time.Since(start), put, err
+		return c.ImportURL(ctx, name, fs.URL+"/"+filepath.Base(path))
 	})
 }
 

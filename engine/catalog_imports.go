@@ -229,12 +229,14 @@ func (e *Engine) listImports(ctx context.Context, f importFilter) ([]Import, int
 		where = " WHERE " + strings.Join(conds, " AND ")
 	}
 	var total int
-	rows, err := e.store.Rows(ctx, `SELECT count(*) FROM catalog.imports`+where, args...)
-	if err != nil {
-		return nil, 0, err
-	}
-	if err := scanOne(rows, &total); err != nil {
-		return nil, 0, err
+	if f.ID == "" { // a lookup by id needs no count
+		rows, err := e.store.Rows(ctx, `SELECT count(*) FROM catalog.imports`+where, args...)
+		if err != nil {
+			return nil, 0, err
+		}
+		if err := scanOne(rows, &total); err != nil {
+			return nil, 0, err
+		}
 	}
 	order := map[string]string{"": "requested", "id": "id", "datasetname": "lower(dataset)", "requesteddate": "requested", "currentstatusdate": "status_date"}[f.SortBy]
 	dir := "ASC"
@@ -243,7 +245,7 @@ func (e *Engine) listImports(ctx context.Context, f importFilter) ([]Import, int
 	}
 	q := `SELECT id, kind, status, dataset, parameters, result_columns, requested, status_date FROM catalog.imports` + where +
 		` ORDER BY ` + order + ` ` + dir + `, id ` + dir + ` LIMIT ? OFFSET ?`
-	rows, err = e.store.Rows(ctx, q, append(args, f.Limit, f.Offset)...)
+	rows, err := e.store.Rows(ctx, q, append(args, f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, err
 	}

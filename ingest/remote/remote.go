@@ -22,6 +22,8 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -188,43 +190,60 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// idleReader fails a read that waits longer than the idle timeout for
-// data, so a source that stops sending cannot hang an import.
+// idleReader fails a download that receives nothing for the idle timeout,
+// so a source that stops sending cannot hang an import. One watchdog
+// goroutine per download checks the time of the last progress; reads
+// themselves only store a timestamp.
 type idleReader struct {
 	rc      io.ReadCloser
 	timeout time.Duration
 	what    string
+
+	last    atomic.Int64 // unix nanoseconds of the last read that returned
+	expired atomic.Bool
+	done    chan struct{}
+	once    sync.Once
 }
 
 func (c *Client) idle(rc io.ReadCloser, what string) io.ReadCloser {
-	return &idleReader{rc: rc, timeout: c.opts.IdleTimeout, what: what}
+	r := &idleReader{rc: rc, timeout: c.opts.IdleTimeout, what: what, done: make(chan struct{})}
+	r.last.Store(time.Now().UnixNano())
+	go r.watch()
+	return r
 }
 
-type readResult struct {
-	n   int
-	err error
-}
-
-func (r *idleReader) Read(p []byte) (int, error) {
-	done := make(chan readResult, 1)
-	go func() {
-		n, err := r.rc.Read(p)
-		done <- readResult{n, err}
-	}()
-	t := time.NewTimer(r.timeout)
-	defer t.Stop()
-	select {
-	case res := <-done:
-		if res.err != nil && res.err != io.EOF {
-			return res.n, &Error{Msg: r.what + ": the download broke off", Err: res.err}
+// watch closes the body once it has been idle for the timeout, which
+// unblocks a pending read; it ends with Close.
+func (r *idleReader) watch() {
+	tick := time.NewTicker(max(r.timeout/4, time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.done:
+			return
+		case now := <-tick.C:
+			if now.Sub(time.Unix(0, r.last.Load())) >= r.timeout {
+				r.expired.Store(true)
+				_ = r.rc.Close()
+				return
+			}
 		}
-		return res.n, res.err
-	case <-t.C:
-		// Closing unblocks the pending read; its result is discarded.
-		_ = r.rc.Close()
-		<-done
-		return 0, &Error{Msg: fmt.Sprintf("%s sent nothing for %s; the download timed out", r.what, r.timeout)}
 	}
 }
 
-func (r *idleReader) Close() error { return r.rc.Close() }
+func (r *idleReader) Read(p []byte) (int, error) {
+	n, err := r.rc.Read(p)
+	r.last.Store(time.Now().UnixNano())
+	switch {
+	case r.expired.Load():
+		return n, &Error{Msg: fmt.Sprintf("%s sent nothing for %s; the download timed out", r.what, r.timeout)}
+	case err != nil && err != io.EOF:
+		return n, &Error{Msg: r.what + ": the download broke off", Err: err}
+	}
+	return n, err
+}
+
+func (r *idleReader) Close() error {
+	r.once.Do(func() { close(r.done) })
+	return r.rc.Close()
+}
