@@ -34,7 +34,10 @@ fuzz:
 	go test -run '^$$' -fuzz '^FuzzInfer$$' -fuzztime $(FUZZTIME) ./ingest
 	go test -run '^$$' -fuzz '^FuzzParseTime$$' -fuzztime $(FUZZTIME) ./columnar
 	go test -run '^$$' -fuzz '^FuzzQuoteIdent$$' -fuzztime $(FUZZTIME) ./columnar
+	go test -run '^$$' -fuzz '^FuzzParseNumber$$' -fuzztime $(FUZZTIME) ./ingest
+	go test -run '^$$' -fuzz '^FuzzAzureConnectionString$$' -fuzztime $(FUZZTIME) ./ingest/remote
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzParams$$' -fuzztime $(FUZZTIME) ./api
+	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzImportRequest$$' -fuzztime $(FUZZTIME) ./api
 
 lint:
 	test -z "$$(gofmt -l .)"
