@@ -29,11 +29,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 // listDatasets answers GET /data (REFERENCE §3.1).
 func (s *Server) listDatasets(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	q := params(r.URL.Query())
-	pg, size, err := q.paging()
-	if err != nil {
-		return err
-	}
-	desc, err := q.sortOrder()
+	pg, size, desc, err := q.listing()
 	if err != nil {
 		return err
 	}

@@ -108,11 +108,7 @@ func (s *Server) getImport(w http.ResponseWriter, r *http.Request, p httprouter.
 // listImports answers GET /imports (REFERENCE §5.4).
 func (s *Server) listImports(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	q := params(r.URL.Query())
-	pg, size, err := q.paging()
-	if err != nil {
-		return err
-	}
-	desc, err := q.sortOrder()
+	pg, size, desc, err := q.listing()
 	if err != nil {
 		return err
 	}

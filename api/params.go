@@ -73,6 +73,16 @@ func (p params) paging() (page, size int, err error) {
 	return page, size, nil
 }
 
+// listing reads what every list endpoint takes: page, pageSize and
+// sortOrder.
+func (p params) listing() (page, size int, desc bool, err error) {
+	if page, size, err = p.paging(); err != nil {
+		return 0, 0, false, err
+	}
+	desc, err = p.sortOrder()
+	return page, size, desc, err
+}
+
 // date reads a date parameter leniently (REFERENCE §1.4); nil when absent.
 func (p params) date(name string) (*time.Time, error) {
 	v := p.get(name)
