@@ -358,7 +358,7 @@ func TestImportLimits(t *testing.T) {
 	s := newServer(t, withImportMax(1000), withRemote(remote.Options{MaxRedirects: 2}))
 	for _, c := range []struct{ name, path, want string }{
 		{"download over the limit", "/big.csv", "larger than the import limit"},
-		{"decompressed over the limit", "/big.csv.gz", "too large"},
+		{"decompressed over the limit", "/big.csv.gz", "size limit"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			imp := postImport(t, s, "url", map[string]any{"dataSetName": "big", "url": base + c.path})

@@ -215,7 +215,7 @@ func classifyIngest(err error) error {
 		}
 		return &Error{Kind: Invalid, Msg: "Request is invalid: " + pe.Error(), Details: map[string]any{field: []string{pe.Error()}}, Err: err}
 	case errors.Is(err, ingest.ErrTooLarge):
-		return &Error{Kind: TooLarge, Msg: "The request body is too large", Details: map[string]any{"body": []string{err.Error()}}, Err: err}
+		return &Error{Kind: TooLarge, Msg: "The data is larger than the size limit", Details: map[string]any{"body": []string{err.Error()}}, Err: err}
 	case errors.Is(err, ingest.ErrUnsupportedEncoding):
 		return &Error{Kind: UnsupportedMedia, Msg: "Request is invalid", Details: map[string]any{"Content-Encoding": []string{"Supported content encodings are gzip, zstd and identity"}}, Err: err}
 	}
