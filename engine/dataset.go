@@ -123,6 +123,11 @@ func (e *Engine) PutDataset(ctx context.Context, req PutRequest) (d Dataset, cre
 		return d, false, err
 	}
 	if !exists {
+		if isView, err := e.viewNamed(ctx, req.Name); err != nil {
+			return d, false, err
+		} else if isView {
+			return d, false, Validation("dataSetName", "A view named "+req.Name+" exists; views and datasets share names")
+		}
 		n, err := e.countDatasets(ctx)
 		if err != nil {
 			return d, false, err

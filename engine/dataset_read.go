@@ -200,8 +200,9 @@ type DeleteQuery struct {
 
 // DeleteDataset removes a dataset, or only the rows in a date range (the
 // dataset stays, even when emptied). Dependents named by Cascade are
-// removed with it; today a dataset has none (views, sessions, models and
-// vocabularies arrive with their features and hook in here).
+// removed with it: views that read the dataset (cascade=view) today;
+// sessions, models and vocabularies hook in here as they arrive. Without
+// cascade, views stay and reading them answers 404 naming the dataset.
 func (e *Engine) DeleteDataset(ctx context.Context, name string, q DeleteQuery) error {
 	if err := checkRange(q.Start, q.End); err != nil {
 		return err
@@ -214,6 +215,11 @@ func (e *Engine) DeleteDataset(ctx context.Context, name string, q DeleteQuery) 
 	}
 	if q.Start == nil && q.End == nil {
 		return e.store.Tx(ctx, func(ctx context.Context) error {
+			if q.Cascade&CascadeViews != 0 {
+				if err := e.dropViewsOf(ctx, d.Name); err != nil {
+					return err
+				}
+			}
 			drop, err := view.Drop(d.Name)
 			if err != nil {
 				return err

@@ -49,8 +49,10 @@ func (r Range) where(args *[]any) (string, error) {
 	return " WHERE " + strings.Join(conds, " AND "), nil
 }
 
-// Select describes one read of a dataset's rows.
+// Select describes one read of a dataset's rows, or of a view's when
+// Schema is ViewSchema.
 type Select struct {
+	Schema  string // DataSchema ("" too) or ViewSchema
 	Dataset string
 	Columns []string // output columns, in order
 	Range   Range
@@ -61,7 +63,7 @@ type Select struct {
 
 // SQL compiles s.
 func (s Select) SQL() (string, []any, error) {
-	table, err := Table(s.Dataset)
+	table, err := sourceTable(s.Schema, s.Dataset)
 	if err != nil {
 		return "", nil, err
 	}
@@ -85,8 +87,8 @@ func (s Select) SQL() (string, []any, error) {
 		if err != nil {
 			return "", nil, err
 		}
-		q += " ORDER BY " + ob + ", rowid"
-	} else if s.Limit > 0 || s.Offset > 0 {
+		q += " ORDER BY " + ob + tieBreak(s.Schema)
+	} else if (s.Limit > 0 || s.Offset > 0) && s.Schema != ViewSchema {
 		q += " ORDER BY rowid"
 	}
 	if s.Limit > 0 {
@@ -102,7 +104,13 @@ func (s Select) SQL() (string, []any, error) {
 
 // Count compiles a count of a dataset's rows within r.
 func Count(dataset string, r Range) (string, []any, error) {
-	table, err := Table(dataset)
+	return CountIn(DataSchema, dataset, r)
+}
+
+// CountIn compiles a count of the rows of a dataset (DataSchema) or a view
+// (ViewSchema) within r.
+func CountIn(schema, name string, r Range) (string, []any, error) {
+	table, err := sourceTable(schema, name)
 	if err != nil {
 		return "", nil, err
 	}
@@ -112,6 +120,23 @@ func Count(dataset string, r Range) (string, []any, error) {
 		return "", nil, err
 	}
 	return "SELECT count(*) FROM " + table + where, args, nil
+}
+
+// sourceTable quotes a dataset's table or a view.
+func sourceTable(schema, name string) (string, error) {
+	if schema == ViewSchema {
+		return ViewTable(name)
+	}
+	return Table(name)
+}
+
+// tieBreak orders rows with equal sort keys: by storage order in a table;
+// a view has no rowid, and its rows follow the base's storage order.
+func tieBreak(schema string) string {
+	if schema == ViewSchema {
+		return ""
+	}
+	return ", rowid"
 }
 
 // DeleteRange compiles the removal of a dataset's rows within r.

@@ -59,6 +59,30 @@ func TestCompile(t *testing.T) {
 	q, err = view.Drop("s")
 	add("drop a dataset", q, nil, err)
 
+	col := func(name string, t columnar.DataType, r columnar.Role) columnar.Column {
+		return columnar.Column{Name: name, DataType: t, Role: r}
+	}
+	base := view.Source{Dataset: "store sales", Columns: []columnar.Column{
+		col("hour", columnar.Date, columnar.RoleTimestamp), col("store", columnar.String, ""), col("sales", columnar.Numeric, columnar.RoleTarget)}}
+	weather := view.Join{
+		Right:      view.Source{Dataset: "weather", Columns: []columnar.Column{col("day", columnar.Date, columnar.RoleTimestamp), col("temp", columnar.NumericMeasure, "")}},
+		LeftColumn: "hour", RightColumn: "day", Interval: "day",
+		Outputs: []view.Output{{Column: "temp", As: "temp", Aggregation: columnar.AggMean}},
+	}
+	stores := view.Join{
+		Right:      view.Source{Dataset: "stores", Columns: []columnar.Column{col("store", columnar.String, columnar.RoleKey), col("sales", columnar.Numeric, "")}},
+		LeftColumn: "store", RightColumn: "store",
+		Outputs: []view.Output{{Column: "sales", As: "store sales", Aggregation: columnar.AggSum}},
+	}
+	q, err = view.Compile(base, nil)
+	add("view without joins", q, nil, err)
+	q, err = view.Compile(base, []view.Join{weather, stores})
+	add("view joining a dataset by day and a lookup by key, with an alias", q, nil, err)
+	q, err = view.CreateView("sales & weather", "SELECT 1")
+	add("define the DuckDB view", q, nil, err)
+	q, args, err = view.Select{Schema: view.ViewSchema, Dataset: "v", Columns: []string{"hour"}, OrderBy: "hour", Limit: 5}.SQL()
+	add("read a page of a view", q, args, err)
+
 	path := filepath.Join("testdata", "compile.sql")
 	if *update {
 		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
@@ -83,6 +107,10 @@ func TestCompileRejectsBadInput(t *testing.T) {
 	}
 	if _, _, err := (view.Select{Dataset: "s", Columns: []string{"a\x00b"}}).SQL(); err == nil {
 		t.Errorf("Select with a NUL in a column name compiled")
+	}
+	bad := view.Join{Right: view.Source{Dataset: "w"}, LeftColumn: "a", RightColumn: "b", Interval: "fortnight"}
+	if _, err := view.Compile(view.Source{Dataset: "s", Columns: []columnar.Column{{Name: "a"}}}, []view.Join{bad}); err == nil {
+		t.Errorf("Compile with an unknown join interval compiled")
 	}
 	if _, _, err := view.DeleteRange("s", view.Range{Column: "day"}); err == nil {
 		t.Errorf("DeleteRange without bounds compiled (it would delete everything)")

@@ -38,3 +38,16 @@ ALTER TABLE "data"."s" ALTER COLUMN "n" SET DATA TYPE DOUBLE USING CAST("n" AS D
 -- drop a dataset
 DROP TABLE IF EXISTS "data"."s";
 
+-- view without joins
+SELECT b."hour", b."store", b."sales" FROM "data"."store sales" AS b ORDER BY b.rowid;
+
+-- view joining a dataset by day and a lookup by key, with an alias
+SELECT b."hour", b."store", b."sales", j1."temp", j2."store sales" FROM "data"."store sales" AS b LEFT JOIN (SELECT date_trunc('day', "day") AS vatic_join_key, avg("temp") AS "temp" FROM "data"."weather" WHERE "day" IS NOT NULL GROUP BY 1) AS j1 ON j1.vatic_join_key = date_trunc('day', b."hour") LEFT JOIN (SELECT "store" AS vatic_join_key, sum("sales") AS "store sales" FROM "data"."stores" WHERE "store" IS NOT NULL GROUP BY 1) AS j2 ON j2.vatic_join_key = b."store" ORDER BY b.rowid;
+
+-- define the DuckDB view
+CREATE OR REPLACE VIEW "views"."sales & weather" AS SELECT 1;
+
+-- read a page of a view
+SELECT "hour" FROM "views"."v" ORDER BY "hour" LIMIT ?;
+-- args: [5]
+

@@ -1,0 +1,445 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/vaticml/vatic/columnar"
+	"github.com/vaticml/vatic/engine/view"
+)
+
+// ViewJoin is one join of a view definition (REFERENCE §2.5).
+type ViewJoin struct {
+	DataSet       string
+	Calendar      *CalendarRef
+	ColumnOptions []JoinOption
+	Joins         []ViewJoin
+}
+
+// CalendarRef names a calendar to join: a built-in one or an iCal URL.
+type CalendarRef struct{ Name, URL, TimeZone string }
+
+// JoinOption is what columnOptions says of one column of a join.
+type JoinOption struct {
+	Column       string
+	JoinInterval string
+	Alias        string
+	JoinTo       string
+}
+
+// ViewSpec is a PUT /views/{name} request.
+type ViewSpec struct {
+	Name        string
+	DataSetName string
+	Joins       []ViewJoin
+	Columns     []columnar.Spec // overrides of the view's columns' metadata
+}
+
+// View is a stored view with its effective column metadata.
+type View struct {
+	ViewSpec
+	Columns  []columnar.Column
+	Created  time.Time
+	Modified time.Time
+
+	sql     string   // the compiled SELECT
+	sources []string // datasets read, the base first
+	ts      string   // the timestamp column, "" when none
+}
+
+// IsTimeSeries reports whether the view has a timestamp column.
+func (v View) IsTimeSeries() bool { return v.ts != "" }
+
+// PutView creates or replaces a view (REFERENCE §4.1). created reports
+// whether the view is new.
+func (e *Engine) PutView(ctx context.Context, spec ViewSpec) (View, bool, error) {
+	if err := validName(spec.Name); err != nil {
+		return View{}, false, Validation("viewName", "Value for viewName must be 1 to 255 characters of valid text without '/'")
+	}
+	if strings.TrimSpace(spec.DataSetName) == "" {
+		return View{}, false, Validation("dataSetName", "The dataSetName field is required.")
+	}
+	unlock := e.lock("view " + spec.Name)
+	defer unlock()
+	if _, ok, err := e.loadDataset(ctx, spec.Name); err != nil {
+		return View{}, false, err
+	} else if ok {
+		return View{}, false, Validation("viewName", "A dataset named "+spec.Name+" exists; views and datasets share names")
+	}
+	old, exists, err := e.loadView(ctx, spec.Name)
+	if err != nil {
+		return View{}, false, err
+	}
+	if exists {
+		spec.Name = old.Name // keep the stored spelling
+	}
+	v, err := e.planView(ctx, spec)
+	if err != nil {
+		return View{}, false, err
+	}
+	now := e.now()
+	v.Created, v.Modified = now, now
+	if exists {
+		v.Created = old.Created
+	}
+	err = e.store.Tx(ctx, func(ctx context.Context) error { return e.saveView(ctx, v) })
+	return v, !exists, err
+}
+
+// planView resolves a view definition against the datasets as they are
+// now: the joins' columns, the effective metadata and the compiled SQL.
+func (e *Engine) planView(ctx context.Context, spec ViewSpec) (View, error) {
+	v := View{ViewSpec: spec}
+	v.Joins = slices.Clone(spec.Joins)
+	base, err := e.Dataset(ctx, spec.DataSetName)
+	if err != nil {
+		return v, err
+	}
+	v.DataSetName = base.Name
+	baseSrc, err := e.viewSource(ctx, base)
+	if err != nil {
+		return v, err
+	}
+	v.sources = []string{base.Name}
+	v.Columns = append(v.Columns, baseSrc.Columns...)
+	var joins []view.Join
+	for i, j := range spec.Joins {
+		field := fmt.Sprintf("joins[%d]", i)
+		switch {
+		case (j.DataSet == "") == (j.Calendar == nil):
+			return v, Validation(field, "A join names either a dataSet or a calendar")
+		case j.Calendar != nil:
+			return v, Validation(field+".calendar", "Calendar joins are not available on this server yet")
+		case len(j.Joins) > 0:
+			return v, Validation(field+".joins", "Nested joins are not supported; join each dataset to the base")
+		}
+		right, err := e.Dataset(ctx, j.DataSet)
+		if err != nil {
+			return v, err
+		}
+		rightSrc, err := e.viewSource(ctx, right)
+		if err != nil {
+			return v, err
+		}
+		vj, cols, err := planJoin(field, baseSrc, base, rightSrc, right, j, v.Columns)
+		if err != nil {
+			return v, err
+		}
+		v.Joins[i].DataSet = right.Name
+		joins = append(joins, vj)
+		v.Columns = append(v.Columns, cols...)
+		v.sources = append(v.sources, right.Name)
+	}
+	if err := applyOverrides(v.Columns, spec.Columns); err != nil {
+		return v, err
+	}
+	v.ts = columnWithRole(v.Columns, columnar.RoleTimestamp)
+	if v.sql, err = view.Compile(baseSrc, joins); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// viewSource returns a dataset's stored columns with their metadata.
+func (e *Engine) viewSource(ctx context.Context, d Dataset) (view.Source, error) {
+	tcols, err := e.tableColumns(ctx, d.Name)
+	if err != nil {
+		return view.Source{}, err
+	}
+	src := view.Source{Dataset: d.Name}
+	for _, c := range d.Columns {
+		if tc, ok := tcols[strings.ToLower(c.Name)]; ok {
+			c.Name = tc.Name
+			if c.DataType == "" {
+				c.DataType = tc.Type
+			}
+			src.Columns = append(src.Columns, c)
+		}
+	}
+	return src, nil
+}
+
+// planJoin picks the join columns of one dataset join (REFERENCE §11.6):
+// an explicit joinTo, else the right key against the left column of the
+// same name, else the right timestamp against the left timestamp.
+func planJoin(field string, left view.Source, base Dataset, right view.Source, rd Dataset, j ViewJoin, have []columnar.Column) (view.Join, []columnar.Column, error) {
+	out := view.Join{Right: right}
+	opts := map[string]JoinOption{}
+	reasons := map[string][]string{}
+	for _, o := range j.ColumnOptions {
+		c, ok := findColumn(right.Columns, o.Column)
+		if !ok {
+			reasons[o.Column] = append(reasons[o.Column], fmt.Sprintf("Dataset %s has no column %s", right.Dataset, o.Column))
+			continue
+		}
+		if o.JoinInterval != "" {
+			iv := strings.ToLower(strings.TrimSpace(o.JoinInterval))
+			if !containsFold(view.Intervals, iv) {
+				return out, nil, Validation(field+".columnOptions."+o.Column+".joinInterval", "Value for joinInterval must be hour, day, week, month or year")
+			}
+			o.JoinInterval = iv
+		}
+		opts[strings.ToLower(c.Name)] = o
+		if o.JoinTo != "" {
+			lc, ok := findColumn(left.Columns, o.JoinTo)
+			if !ok {
+				reasons[o.Column] = append(reasons[o.Column], fmt.Sprintf("joinTo names %s, which dataset %s does not have", o.JoinTo, left.Dataset))
+				continue
+			}
+			out.LeftColumn, out.RightColumn = lc.Name, c.Name
+		}
+	}
+	if len(reasons) > 0 {
+		return out, nil, MetadataError(reasons)
+	}
+	if out.RightColumn == "" {
+		if key := rd.ColumnWithRole(columnar.RoleKey); key != "" {
+			if lc, ok := findColumn(left.Columns, key); ok {
+				rc, _ := findColumn(right.Columns, key)
+				out.LeftColumn, out.RightColumn = lc.Name, rc.Name
+			}
+		}
+	}
+	if out.RightColumn == "" {
+		rts, lts := rd.ColumnWithRole(columnar.RoleTimestamp), base.ColumnWithRole(columnar.RoleTimestamp)
+		if rts != "" && lts != "" {
+			lc, _ := findColumn(left.Columns, lts)
+			rc, _ := findColumn(right.Columns, rts)
+			out.LeftColumn, out.RightColumn = lc.Name, rc.Name
+		}
+	}
+	if out.RightColumn == "" {
+		return out, nil, Validation(field+".dataSet", fmt.Sprintf("Dataset %s cannot be joined to %s: it has no key column that %s also has, no timestamp to match %s's, and no columnOptions joinTo",
+			right.Dataset, left.Dataset, left.Dataset, left.Dataset))
+	}
+	lc, _ := findColumn(left.Columns, out.LeftColumn)
+	rc, _ := findColumn(right.Columns, out.RightColumn)
+	if lc.DataType.Storage() != rc.DataType.Storage() {
+		return out, nil, MetadataError(map[string][]string{rc.Name: {fmt.Sprintf("Column %s (%s) cannot be joined to %s (%s)", rc.Name, rc.DataType, lc.Name, lc.DataType)}})
+	}
+	out.Interval = opts[strings.ToLower(rc.Name)].JoinInterval
+	if out.Interval != "" && rc.DataType != columnar.Date {
+		return out, nil, Validation(field+".columnOptions."+rc.Name+".joinInterval", "joinInterval applies to date columns only")
+	}
+	var cols []columnar.Column
+	for _, c := range right.Columns {
+		if strings.EqualFold(c.Name, out.RightColumn) {
+			continue
+		}
+		as := c.Name
+		if a := opts[strings.ToLower(c.Name)].Alias; a != "" {
+			as = a
+		}
+		if _, clash := findColumn(append(have, cols...), as); clash {
+			reasons[c.Name] = append(reasons[c.Name], fmt.Sprintf("Column %s of dataset %s clashes with a column of the view; give it an alias in columnOptions", c.Name, right.Dataset))
+			continue
+		}
+		agg := c.Aggregation
+		if agg == "" {
+			_, agg = columnar.Defaults(c.DataType)
+		}
+		if c.DataType == columnar.Date {
+			agg = columnar.AggMax
+		}
+		out.Outputs = append(out.Outputs, view.Output{Column: c.Name, As: as, Aggregation: agg})
+		joined := c
+		joined.Name = as
+		// A joined dataset's target, timestamp or key is a feature of the
+		// view; only the base's roles stand.
+		if joined.Role != columnar.RoleNone {
+			joined.Role = columnar.RoleFeature
+		}
+		cols = append(cols, joined)
+	}
+	if len(reasons) > 0 {
+		return out, nil, MetadataError(reasons)
+	}
+	return out, cols, nil
+}
+
+func findColumn(cols []columnar.Column, name string) (columnar.Column, bool) {
+	if i := columnIndex(cols, name); i >= 0 {
+		return cols[i], true
+	}
+	return columnar.Column{}, false
+}
+
+// applyOverrides merges a view's column metadata overrides; a view cannot
+// change how a column is stored.
+func applyOverrides(cols []columnar.Column, specs []columnar.Spec) error {
+	if err := validSpecs(specs); err != nil {
+		return err
+	}
+	reasons := map[string][]string{}
+	for _, s := range specs {
+		i := columnIndex(cols, s.Name)
+		if i < 0 {
+			reasons[s.Name] = append(reasons[s.Name], "The view has no column "+s.Name)
+			continue
+		}
+		c := &cols[i]
+		if t, ok := columnar.ParseDataType(s.DataType); ok && s.DataType != "" {
+			if t.Storage() != c.DataType.Storage() {
+				reasons[s.Name] = append(reasons[s.Name], fmt.Sprintf("A view cannot change column %s from %s to %s", c.Name, c.DataType, t))
+				continue
+			}
+			c.DataType = t
+		}
+		if r, ok := columnar.ParseRole(s.Role); ok && s.Role != "" {
+			c.Role = r
+		}
+		if v, ok := columnar.ParseImputation(s.Imputation); ok && s.Imputation != "" {
+			c.Imputation = v
+		}
+		if v, ok := columnar.ParseAggregation(s.Aggregation); ok && s.Aggregation != "" {
+			c.Aggregation = v
+		}
+	}
+	seen := map[columnar.Role]string{}
+	for _, c := range cols {
+		if c.Role == columnar.RoleTarget || c.Role == columnar.RoleTimestamp {
+			if other, dup := seen[c.Role]; dup {
+				reasons[c.Name] = append(reasons[c.Name], fmt.Sprintf("Only one column may have role %s; %s has it too", c.Role, other))
+			}
+			seen[c.Role] = c.Name
+		}
+	}
+	if len(reasons) > 0 {
+		return MetadataError(reasons)
+	}
+	return nil
+}
+
+// View returns a view resolved against its datasets as they are now; a
+// dataset it reads that no longer exists is a 404 naming it.
+func (e *Engine) View(ctx context.Context, name string) (View, error) {
+	stored, ok, err := e.loadView(ctx, name)
+	if err != nil {
+		return View{}, err
+	}
+	if !ok {
+		return View{}, NotFoundError("view", name)
+	}
+	v, err := e.planView(ctx, stored.ViewSpec)
+	if err != nil {
+		return View{}, err
+	}
+	v.Created, v.Modified = stored.Created, stored.Modified
+	if v.sql != stored.sql {
+		// A dataset the view reads changed shape: redefine the DuckDB view.
+		unlock := e.lock("view " + v.Name)
+		err = e.store.Tx(ctx, func(ctx context.Context) error { return e.saveView(ctx, v) })
+		unlock()
+		if err != nil {
+			return View{}, err
+		}
+	}
+	return v, nil
+}
+
+// ViewQuery selects a page of views.
+type ViewQuery struct {
+	PartialName string
+	DataSetName string // views whose base or joined dataset is this
+	Page        int
+	PageSize    int
+}
+
+// ListViews returns one page of views ordered by name, resolved against
+// their datasets where they still exist, and the number matching.
+func (e *Engine) ListViews(ctx context.Context, q ViewQuery) ([]View, int, error) {
+	stored, total, err := e.listViews(ctx, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]View, 0, len(stored))
+	for _, s := range stored {
+		v, err := e.planView(ctx, s.ViewSpec)
+		if err != nil {
+			// A broken view is still listed, with the metadata it had.
+			v = s
+		}
+		v.Created, v.Modified = s.Created, s.Modified
+		out = append(out, v)
+	}
+	return out, total, nil
+}
+
+// ReadViewRows reads a view's rows like ReadRows reads a dataset's.
+func (e *Engine) ReadViewRows(ctx context.Context, name string, q RowsQuery) (View, *Rows, error) {
+	if err := checkRange(q.Start, q.End); err != nil {
+		return View{}, nil, err
+	}
+	v, err := e.View(ctx, name)
+	if err != nil {
+		return View{}, nil, err
+	}
+	out := &Rows{}
+	var names []string
+	for _, c := range v.Columns {
+		if len(q.Include) > 0 && !containsFold(q.Include, c.Name) {
+			continue
+		}
+		out.Columns = append(out.Columns, c)
+		names = append(names, c.Name)
+	}
+	if len(names) == 0 {
+		out.Reader = emptyReader()
+		return v, out, nil
+	}
+	rng := view.Range{Column: v.ts, Start: q.Start, End: q.End}
+	cq, cargs, err := view.CountIn(view.ViewSchema, v.Name, rng)
+	if err != nil {
+		return v, nil, err
+	}
+	r, err := e.store.Rows(ctx, cq, cargs...)
+	if err != nil {
+		return v, nil, fmt.Errorf("count rows of view %q: %w", v.Name, err)
+	}
+	if err := scanOne(r, &out.Total); err != nil {
+		return v, nil, err
+	}
+	sel := view.Select{Schema: view.ViewSchema, Dataset: v.Name, Columns: names, Range: rng, OrderBy: v.ts, Limit: q.PageSize, Offset: q.Page * q.PageSize}
+	sq, args, err := sel.SQL()
+	if err != nil {
+		return v, nil, err
+	}
+	if out.Reader, err = e.store.Query(ctx, sq, args...); err != nil {
+		return v, nil, fmt.Errorf("read rows of view %q: %w", v.Name, err)
+	}
+	return v, out, nil
+}
+
+// DeleteView removes a view (REFERENCE §4.4). Its sessions, models and
+// vocabularies are removed with it when cascade names them, once those
+// exist.
+func (e *Engine) DeleteView(ctx context.Context, name string, _ Cascade) error {
+	stored, ok, err := e.loadView(ctx, name)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return NotFoundError("view", name)
+	}
+	unlock := e.lock("view " + stored.Name)
+	defer unlock()
+	return e.store.Tx(ctx, func(ctx context.Context) error { return e.dropView(ctx, stored.Name) })
+}
+
+// dropViewsOf removes the views that read a dataset (dataset delete with
+// cascade=view).
+func (e *Engine) dropViewsOf(ctx context.Context, dataset string) error {
+	names, err := e.viewsReading(ctx, dataset)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if err := e.dropView(ctx, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
