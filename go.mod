@@ -12,6 +12,7 @@ require (
 	github.com/julienschmidt/httprouter v1.3.0
 	github.com/klauspost/compress v1.20.3
 	github.com/minio/minio-go/v7 v7.4.1
+	github.com/rickar/cal/v2 v2.1.13
 	gonum.org/v1/gonum v0.17.0
 )
 

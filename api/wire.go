@@ -126,7 +126,9 @@ func pageHref(r *http.Request, number, size int) string {
 	}
 	q.Set("page", strconv.Itoa(number))
 	q.Set("pageSize", strconv.Itoa(size))
-	return baseURL(r) + r.URL.Path[len("/v1"):] + "?" + q.Encode()
+	// The escaped path: resource names may hold spaces and other
+	// characters that an href must carry escaped.
+	return baseURL(r) + strings.TrimPrefix(r.URL.EscapedPath(), "/v1") + "?" + q.Encode()
 }
 
 // baseURL is the public base address of the API (…/v1) as the caller

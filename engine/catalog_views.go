@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vaticml/vatic/columnar"
 	"github.com/vaticml/vatic/engine/view"
 )
 
 // This file holds the SQL of the view tables of the catalog.
 
-const viewColumns = `name, dataset, joins, columns, sql, created, modified`
+const viewColumns = `name, dataset, joins, columns, sql, effective, created, modified`
 
 // loadView reads a stored view definition (name matched case-insensitively).
 func (e *Engine) loadView(ctx context.Context, name string) (View, bool, error) {
@@ -53,8 +54,8 @@ func (e *Engine) queryViews(ctx context.Context, where string, args []any, limit
 	var out []View
 	for rows.Next() {
 		var v View
-		var joins, cols string
-		if err := rows.Scan(&v.Name, &v.DataSetName, &joins, &cols, &v.sql, &v.Created, &v.Modified); err != nil {
+		var joins, cols, effective string
+		if err := rows.Scan(&v.Name, &v.DataSetName, &joins, &cols, &v.sql, &effective, &v.Created, &v.Modified); err != nil {
 			return nil, 0, err
 		}
 		if err := json.Unmarshal([]byte(joins), &v.Joins); err != nil {
@@ -63,6 +64,10 @@ func (e *Engine) queryViews(ctx context.Context, where string, args []any, limit
 		if err := json.Unmarshal([]byte(cols), &v.ViewSpec.Columns); err != nil {
 			return nil, 0, fmt.Errorf("view %q columns: %w", v.Name, err)
 		}
+		if err := json.Unmarshal([]byte(effective), &v.Columns); err != nil {
+			return nil, 0, fmt.Errorf("view %q effective columns: %w", v.Name, err)
+		}
+		v.ts = columnWithRole(v.Columns, columnar.RoleTimestamp)
 		v.Created, v.Modified = v.Created.UTC(), v.Modified.UTC()
 		out = append(out, v)
 	}
@@ -79,6 +84,15 @@ func (e *Engine) saveView(ctx context.Context, v View) error {
 	if err != nil {
 		return err
 	}
+	effective, err := json.Marshal(v.Columns)
+	if err != nil {
+		return err
+	}
+	for _, c := range v.calendars {
+		if err := e.ensureCalendar(ctx, c); err != nil {
+			return err
+		}
+	}
 	ddl, err := view.CreateView(v.Name, v.sql)
 	if err != nil {
 		return err
@@ -89,8 +103,8 @@ func (e *Engine) saveView(ctx context.Context, v View) error {
 	if _, err := e.store.Exec(ctx, `DELETE FROM catalog.views WHERE name = ?`, v.Name); err != nil {
 		return err
 	}
-	if _, err := e.store.Exec(ctx, `INSERT INTO catalog.views (`+viewColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		v.Name, v.DataSetName, string(joins), string(cols), v.sql, v.Created, v.Modified); err != nil {
+	if _, err := e.store.Exec(ctx, `INSERT INTO catalog.views (`+viewColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		v.Name, v.DataSetName, string(joins), string(cols), v.sql, string(effective), v.Created, v.Modified); err != nil {
 		return fmt.Errorf("save view %q: %w", v.Name, err)
 	}
 	if _, err := e.store.Exec(ctx, `DELETE FROM catalog.view_sources WHERE view = ?`, v.Name); err != nil {
@@ -142,4 +156,29 @@ func (e *Engine) viewsReading(ctx context.Context, dataset string) ([]string, er
 func (e *Engine) viewNamed(ctx context.Context, name string) (bool, error) {
 	_, ok, err := e.loadView(ctx, strings.TrimSpace(name))
 	return ok, err
+}
+
+// ensureCalendar creates and fills a built-in calendar's events table the
+// first time a view joins it.
+func (e *Engine) ensureCalendar(ctx context.Context, c calendarUse) error {
+	rows, err := e.store.Rows(ctx, `SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database()
+		AND schema_name = 'catalog' AND table_name = ?`, "calendar "+c.canonical)
+	if err != nil {
+		return err
+	}
+	var n int
+	if err := scanOne(rows, &n); err != nil || n > 0 {
+		return err
+	}
+	if _, err := e.store.Exec(ctx, view.CalendarTable(c.table)); err != nil {
+		return fmt.Errorf("create calendar %s: %w", c.canonical, err)
+	}
+	events, err := json.Marshal(c.events)
+	if err != nil {
+		return err
+	}
+	if _, err := e.store.Exec(ctx, view.FillCalendar(c.table), string(events)); err != nil {
+		return fmt.Errorf("fill calendar %s: %w", c.canonical, err)
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vaticml/vatic/columnar"
+	"github.com/vaticml/vatic/engine/calendar"
 	"github.com/vaticml/vatic/engine/view"
 )
 
@@ -45,9 +46,10 @@ type View struct {
 	Created  time.Time
 	Modified time.Time
 
-	sql     string   // the compiled SELECT
-	sources []string // datasets read, the base first
-	ts      string   // the timestamp column, "" when none
+	sql       string   // the compiled SELECT
+	sources   []string // datasets read, the base first
+	calendars []calendarUse
+	ts        string // the timestamp column, "" when none
 }
 
 // IsTimeSeries reports whether the view has a timestamp column.
@@ -112,7 +114,14 @@ func (e *Engine) planView(ctx context.Context, spec ViewSpec) (View, error) {
 		case (j.DataSet == "") == (j.Calendar == nil):
 			return v, Validation(field, "A join names either a dataSet or a calendar")
 		case j.Calendar != nil:
-			return v, Validation(field+".calendar", "Calendar joins are not available on this server yet")
+			vj, cols, use, err := planCalendar(field, baseSrc, base, j, v.Columns)
+			if err != nil {
+				return v, err
+			}
+			joins = append(joins, vj)
+			v.Columns = append(v.Columns, cols...)
+			v.calendars = append(v.calendars, use)
+			continue
 		case len(j.Joins) > 0:
 			return v, Validation(field+".joins", "Nested joins are not supported; join each dataset to the base")
 		}
@@ -136,11 +145,115 @@ func (e *Engine) planView(ctx context.Context, spec ViewSpec) (View, error) {
 	if err := applyOverrides(v.Columns, spec.Columns); err != nil {
 		return v, err
 	}
+	// A joined column's aggregation, overridden or not, is how the join
+	// combines the right rows of one key.
+	for i := range joins {
+		for k, o := range joins[i].Outputs {
+			if c, ok := findColumn(v.Columns, o.As); ok && c.Aggregation != "" && c.DataType != columnar.Date {
+				joins[i].Outputs[k].Aggregation = c.Aggregation
+			}
+		}
+	}
 	v.ts = columnWithRole(v.Columns, columnar.RoleTimestamp)
 	if v.sql, err = view.Compile(baseSrc, joins); err != nil {
 		return v, err
 	}
 	return v, nil
+}
+
+// calendarUse is a built-in calendar a view joins: its events table must
+// exist before the view is defined.
+type calendarUse struct {
+	canonical string
+	table     string // quoted
+	events    []calendarEvent
+}
+
+type calendarEvent struct {
+	ID    int       `json:"event_id"`
+	Name  string    `json:"event"`
+	Start time.Time `json:"start"`
+	Stop  time.Time `json:"stop"`
+}
+
+// Calendar years generated for built-in calendars: wide enough for any
+// data a view is likely to hold, small enough to build at once (about 1,500
+// events for the US).
+const calendarFirstYear, calendarLastYear = 1970, 2100
+
+// planCalendar plans a calendar join (REFERENCE §11.6): the base must be a
+// time series; its rows get eventTimestamp, calendar:<label> and one
+// event:<label>:<name> indicator per event name. columnOptions may set
+// joinInterval on eventTimestamp and alias any of these columns.
+func planCalendar(field string, left view.Source, base Dataset, j ViewJoin, have []columnar.Column) (view.Join, []columnar.Column, calendarUse, error) {
+	var use calendarUse
+	c := j.Calendar
+	if c.URL != "" && c.Name == "" {
+		return view.Join{}, nil, use, Validation(field+".calendar.url", "iCalendar URLs are not available on this server yet; use a built-in calendar such as Nexosis.Holidays-US")
+	}
+	canonical, label, ok := calendar.Lookup(c.Name)
+	if !ok {
+		return view.Join{}, nil, use, Validation(field+".calendar.name", fmt.Sprintf("Calendar %q is not known; built-in calendars are named Nexosis.Holidays-<country code>, e.g. Nexosis.Holidays-US", c.Name))
+	}
+	if c.TimeZone != "" {
+		if _, err := time.LoadLocation(c.TimeZone); err != nil {
+			return view.Join{}, nil, use, Validation(field+".calendar.timeZone", "Value for timeZone must be an IANA time zone such as America/New_York")
+		}
+	}
+	ts := base.ColumnWithRole(columnar.RoleTimestamp)
+	tsCol, _ := findColumn(left.Columns, ts)
+	if ts == "" || tsCol.DataType != columnar.Date {
+		return view.Join{}, nil, use, Validation(field+".calendar", "A calendar join needs a base dataset with a timestamp column")
+	}
+	use = calendarUse{canonical: canonical, table: columnar.MustQuoteIdent("catalog") + "." + columnar.MustQuoteIdent("calendar "+canonical)}
+	ids := map[string]int{}
+	var names []string
+	for _, e := range calendar.Holidays(canonical, calendarFirstYear, calendarLastYear) {
+		id, seen := ids[e.Name]
+		if !seen {
+			id = len(names)
+			ids[e.Name] = id
+			names = append(names, e.Name)
+		}
+		use.events = append(use.events, calendarEvent{ID: id, Name: e.Name, Start: e.Start, Stop: e.End})
+	}
+	opts := map[string]JoinOption{}
+	for _, o := range j.ColumnOptions {
+		opts[strings.ToLower(o.Column)] = o
+	}
+	alias := func(name string) string {
+		if a := opts[strings.ToLower(name)].Alias; a != "" {
+			return a
+		}
+		return name
+	}
+	cj := &view.CalendarJoin{Table: use.table, TimestampAs: alias("eventTimestamp"), CalendarAs: alias("calendar:" + label)}
+	if iv := strings.ToLower(strings.TrimSpace(opts["eventtimestamp"].JoinInterval)); iv != "" {
+		if !containsFold(view.Intervals, iv) {
+			return view.Join{}, nil, use, Validation(field+".columnOptions.eventTimestamp.joinInterval", "Value for joinInterval must be hour, day, week, month or year")
+		}
+		cj.Interval = iv
+	}
+	indicator := func(name string) columnar.Column {
+		return columnar.Column{Name: name, DataType: columnar.Numeric, Role: columnar.RoleFeature, Imputation: columnar.ImputeMode, Aggregation: columnar.AggMode}
+	}
+	cols := []columnar.Column{{Name: cj.TimestampAs, DataType: columnar.Date}, indicator(cj.CalendarAs)}
+	for id, n := range names {
+		as := alias("event:" + label + ":" + n)
+		cj.Events = append(cj.Events, view.EventColumn{ID: id, As: as})
+		cols = append(cols, indicator(as))
+	}
+	reasons := map[string][]string{}
+	for i, c := range cols {
+		if _, clash := findColumn(append(slices.Clone(have), cols[:i]...), c.Name); clash {
+			reasons[c.Name] = append(reasons[c.Name], fmt.Sprintf("Column %s of calendar %s clashes with a column of the view; give it an alias in columnOptions", c.Name, canonical))
+		}
+	}
+	if len(reasons) > 0 {
+		return view.Join{}, nil, use, MetadataError(reasons)
+	}
+	j.Calendar.Name = canonical
+	return view.Join{LeftColumn: tsCol.Name, Calendar: cj}, cols, use, nil
 }
 
 // viewSource returns a dataset's stored columns with their metadata.
@@ -359,7 +472,8 @@ func (e *Engine) ListViews(ctx context.Context, q ViewQuery) ([]View, int, error
 	for _, s := range stored {
 		v, err := e.planView(ctx, s.ViewSpec)
 		if err != nil {
-			// A broken view is still listed, with the metadata it had.
+			// A broken view (a dataset it reads is gone) is still listed,
+			// with the metadata it had when last planned.
 			v = s
 		}
 		v.Created, v.Modified = s.Created, s.Modified

@@ -16,7 +16,8 @@ const module = "github.com/vaticml/vatic"
 // packages must be placed in the table deliberately.
 var allowed = map[string][]string{
 	"api":                      {"engine", "columnar"},
-	"engine":                   {"engine/view", "ingest", "columnar", "stats", "stats/*"},
+	"engine":                   {"engine/view", "engine/calendar", "ingest", "columnar", "stats", "stats/*"},
+	"engine/calendar":          {},
 	"engine/view":              {"columnar"},
 	"engine/enginetest":        {"engine", "columnar"},
 	"ingest":                   {"columnar"},

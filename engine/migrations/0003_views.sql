@@ -7,6 +7,7 @@ CREATE TABLE catalog.views (
     joins      VARCHAR   NOT NULL, -- JSON joins, as supplied and normalised
     columns    VARCHAR   NOT NULL, -- JSON column metadata overrides, as supplied
     sql        VARCHAR   NOT NULL, -- the compiled SELECT behind views."<name>"
+    effective  VARCHAR   NOT NULL, -- JSON effective column metadata when last planned
     created    TIMESTAMP NOT NULL,
     modified   TIMESTAMP NOT NULL
 );

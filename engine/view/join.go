@@ -37,6 +37,29 @@ type Join struct {
 	// Outputs are the right columns added, in order, each with its output
 	// name (an alias or the column's own name).
 	Outputs []Output
+	// Calendar, when set, makes this a calendar join instead; Right and
+	// Outputs are unused.
+	Calendar *CalendarJoin
+}
+
+// CalendarJoin adds a calendar's columns to every base row (REFERENCE
+// §11.6): when the row's instant falls within an event, eventTimestamp
+// (the start of the earliest such event), an indicator of the calendar and
+// one indicator per event name, each 1 or 0. Events live in a table of
+// (event_id INTEGER, event VARCHAR, start TIMESTAMP, stop TIMESTAMP); event
+// ids, not names, reach the SQL text.
+type CalendarJoin struct {
+	Table       string // quoted, qualified events table
+	Interval    string // widens the match to whole hours, days, …; "" is the instant
+	TimestampAs string
+	CalendarAs  string
+	Events      []EventColumn
+}
+
+// EventColumn is the indicator column of one event name.
+type EventColumn struct {
+	ID int
+	As string
 }
 
 // Output is one right column added by a join.
@@ -68,6 +91,15 @@ func Compile(base Source, joins []Join) (string, error) {
 	from.WriteString(" FROM " + baseTable + " AS b")
 	for i, j := range joins {
 		alias := fmt.Sprintf("j%d", i+1)
+		if j.Calendar != nil {
+			sub, outs, err := j.Calendar.compile(baseTable, j.LeftColumn, alias)
+			if err != nil {
+				return "", err
+			}
+			from.WriteString(" LEFT JOIN (" + sub + ") AS " + alias + " ON " + alias + ".vatic_row = b.rowid")
+			cols = append(cols, outs...)
+			continue
+		}
 		sub, on, err := j.compile(alias)
 		if err != nil {
 			return "", err
@@ -126,6 +158,55 @@ func (j Join) compile(alias string) (sub, on string, err error) {
 	}
 	sub = "SELECT " + strings.Join(parts, ", ") + " FROM " + table + " WHERE " + right + " IS NOT NULL GROUP BY 1"
 	return sub, alias + ".vatic_join_key = " + leftKey, nil
+}
+
+// compile returns the per-row calendar columns of the base and the output
+// expressions.
+func (c CalendarJoin) compile(baseTable, left, alias string) (string, []string, error) {
+	ts, err := columnar.QuoteIdent(left)
+	if err != nil {
+		return "", nil, err
+	}
+	cond := "b2." + ts + " >= c.start AND b2." + ts + " < c.stop"
+	if c.Interval != "" {
+		if !containsString(Intervals, c.Interval) {
+			return "", nil, fmt.Errorf("view: join interval %q", c.Interval)
+		}
+		row := "date_trunc('" + c.Interval + "', b2." + ts + ")"
+		cond = row + " >= date_trunc('" + c.Interval + "', c.start) AND " + row +
+			" <= date_trunc('" + c.Interval + "', c.stop - INTERVAL 1 MICROSECOND)"
+	}
+	tsAs, err := columnar.QuoteIdent(c.TimestampAs)
+	if err != nil {
+		return "", nil, err
+	}
+	calAs, err := columnar.QuoteIdent(c.CalendarAs)
+	if err != nil {
+		return "", nil, err
+	}
+	parts := []string{"b2.rowid AS vatic_row", "min(c.start) AS " + tsAs, "1 AS " + calAs}
+	outs := []string{alias + "." + tsAs, "coalesce(" + alias + "." + calAs + ", 0) AS " + calAs}
+	for _, e := range c.Events {
+		as, err := columnar.QuoteIdent(e.As)
+		if err != nil {
+			return "", nil, err
+		}
+		parts = append(parts, fmt.Sprintf("max(CASE WHEN c.event_id = %d THEN 1 ELSE 0 END) AS %s", e.ID, as))
+		outs = append(outs, "coalesce("+alias+"."+as+", 0) AS "+as)
+	}
+	sub := "SELECT " + strings.Join(parts, ", ") + " FROM " + baseTable + " AS b2 JOIN " + c.Table + " AS c ON " + cond + " GROUP BY b2.rowid"
+	return sub, outs, nil
+}
+
+// CalendarTable compiles the DDL of a calendar's events table.
+func CalendarTable(table string) string {
+	return "CREATE TABLE " + table + " (event_id INTEGER NOT NULL, event VARCHAR NOT NULL, start TIMESTAMP NOT NULL, stop TIMESTAMP NOT NULL)"
+}
+
+// FillCalendar compiles loading a calendar's events from one bound JSON
+// array of {event_id, event, start, stop} objects.
+func FillCalendar(table string) string {
+	return "INSERT INTO " + table + ` SELECT e.event_id, e.event, e.start, e.stop FROM (SELECT unnest(from_json(?, '[{"event_id":"INTEGER","event":"VARCHAR","start":"TIMESTAMP","stop":"TIMESTAMP"}]')) AS e)`
 }
 
 // aggregate renders an aggregation over a column (REFERENCE §2.1; the

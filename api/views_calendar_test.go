@@ -1,0 +1,111 @@
+package api_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// A daily dataset joined with the built-in US holidays (REFERENCE §11.6):
+// real 2017 dates are flagged, the day after is not.
+func TestViewHolidayCalendar(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	s.putCSV(t, "daily", "day,sales\n2017-07-03,5\n2017-07-04,7\n2017-07-05,3\n2017-11-23,4\n2017-12-25,9\n")
+	s.putCSV(t, "hourly", "hour,sales\n2017-07-04 15:00:00,1\n2017-07-05 01:00:00,2\n")
+	def := s.mustPutView(t, "holidays", `{"dataSetName":"daily","joins":[{"calendar":{"name":"nexosis.holidays-us"}}]}`)
+	if def.Joins[0]["calendar"].(map[string]any)["name"] != "Nexosis.Holidays-US" {
+		t.Errorf("calendar name = %v, want the canonical Nexosis.Holidays-US", def.Joins[0])
+	}
+	for name, want := range map[string][3]string{
+		"eventTimestamp":                     {"date", "", ""},
+		"calendar:US Holidays":               {"numeric", "feature", "mode"},
+		"event:US Holidays:Independence Day": {"numeric", "feature", "mode"},
+		"event:US Holidays:Thanksgiving Day": {"numeric", "feature", "mode"},
+		"event:US Holidays:Christmas Day":    {"numeric", "feature", "mode"},
+		"event:US Holidays:New Year's Day":   {"numeric", "feature", "mode"},
+	} {
+		c, ok := def.Columns[name]
+		if !ok || string(c.DataType) != want[0] || string(c.Role) != want[1] || (want[2] != "" && string(c.Aggregation) != want[2]) {
+			t.Errorf("column %q = %+v (present %v), want %v", name, c, ok, want)
+		}
+	}
+	rows := s.getView(t, "holidays", "").Data
+	want := []struct{ day, cal, july4, thanks, xmas, ts string }{
+		{"2017-07-03", "0", "0", "0", "0", ""},
+		{"2017-07-04", "1", "1", "0", "0", "2017-07-04T00:00:00.0000000Z"},
+		{"2017-07-05", "0", "0", "0", "0", ""},
+		{"2017-11-23", "1", "0", "1", "0", "2017-11-23T00:00:00.0000000Z"},
+		{"2017-12-25", "1", "0", "0", "1", "2017-12-25T00:00:00.0000000Z"},
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("rows = %d, want %d", len(rows), len(want))
+	}
+	for i, w := range want {
+		r := rows[i]
+		if !strings.HasPrefix(r["day"], w.day) || r["calendar:US Holidays"] != w.cal || r["event:US Holidays:Independence Day"] != w.july4 ||
+			r["event:US Holidays:Thanksgiving Day"] != w.thanks || r["event:US Holidays:Christmas Day"] != w.xmas || r["eventTimestamp"] != w.ts {
+			t.Errorf("row %d = %v, want %+v", i, r, w)
+		}
+	}
+
+	t.Run("instants inside the holiday match; joinInterval widens", func(t *testing.T) {
+		s.mustPutView(t, "hourly-holidays", `{"dataSetName":"hourly","joins":[{"calendar":{"name":"Nexosis.Holidays-US"}}]}`)
+		got := s.getView(t, "hourly-holidays", "").Data
+		if got[0]["calendar:US Holidays"] != "1" || got[1]["calendar:US Holidays"] != "0" {
+			t.Errorf("hourly rows = %v, want 15:00 on July 4 flagged, 01:00 on July 5 not", got)
+		}
+		s.mustPutView(t, "hourly-week", `{"dataSetName":"hourly","joins":[{"calendar":{"name":"Nexosis.Holidays-US"},"columnOptions":{"eventTimestamp":{"joinInterval":"week"}}}]}`)
+		got = s.getView(t, "hourly-week", "").Data
+		if got[1]["calendar:US Holidays"] != "1" {
+			t.Errorf("with joinInterval week, July 5 = %v, want flagged (same week as July 4)", got[1])
+		}
+	})
+	t.Run("two calendars need aliases", func(t *testing.T) {
+		res := s.putView(t, "two", `{"dataSetName":"daily","joins":[{"calendar":{"name":"Nexosis.Holidays-US"}},{"calendar":{"name":"Nexosis.Holidays-CA"}}]}`)
+		wantError(t, "two calendars without an alias", res, 400, "InvalidColumnMetadata", "eventTimestamp")
+		def := s.mustPutView(t, "two", `{"dataSetName":"daily","joins":[{"calendar":{"name":"Nexosis.Holidays-US"}},
+			{"calendar":{"name":"Nexosis.Holidays-CA"},"columnOptions":{"eventTimestamp":{"alias":"caEvent"}}}]}`)
+		if _, ok := def.Columns["calendar:CA Holidays"]; !ok {
+			t.Errorf("columns = %v, want calendar:CA Holidays", def.Columns)
+		}
+		rows := s.getView(t, "two", "").Data
+		if got := rows[1]; got["calendar:US Holidays"] != "1" || got["calendar:CA Holidays"] != "0" {
+			t.Errorf("2017-07-04 = %v, want a US holiday only", got)
+		}
+		if got := rows[4]; got["calendar:US Holidays"] != "1" || got["calendar:CA Holidays"] != "1" || got["caEvent"] == "" {
+			t.Errorf("2017-12-25 = %v, want a holiday in both, with the aliased CA eventTimestamp", got)
+		}
+	})
+	t.Run("refusals", func(t *testing.T) {
+		s.putCSV(t, "flat", "a,b\n1,2\n")
+		for _, c := range []struct{ name, body, detail string }{
+			{"base without timestamp", `{"dataSetName":"flat","joins":[{"calendar":{"name":"Nexosis.Holidays-US"}}]}`, "joins[0].calendar"},
+			{"bad time zone", `{"dataSetName":"daily","joins":[{"calendar":{"name":"Nexosis.Holidays-US","timeZone":"Mars/Base"}}]}`, "joins[0].calendar.timeZone"},
+			{"bad interval", `{"dataSetName":"daily","joins":[{"calendar":{"name":"Nexosis.Holidays-US"},"columnOptions":{"eventTimestamp":{"joinInterval":"fortnight"}}}]}`, "joins[0].columnOptions.eventTimestamp.joinInterval"},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				wantError(t, c.name, s.putView(t, "bad", c.body), 400, "RequestValidation", c.detail)
+				wantNoView(t, s, "bad")
+			})
+		}
+	})
+}
+
+// A view's aggregation override on a joined column is how the join
+// combines that column's right rows.
+func TestViewAggregationOverride(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	scenario(t, s)
+	v := `{"dataSetName":"sales","joins":[{"dataSet":{"name":"weather"},"columnOptions":{"day":{"joinInterval":"day"}}},
+		{"dataSet":{"name":"stores"},"columnOptions":{"sales":{"alias":"storeSales"}}}],"columns":{"temp":{"aggregation":"max"}}}`
+	def := s.mustPutView(t, "maxtemp", v)
+	if def.Columns["temp"].Aggregation != "max" {
+		t.Errorf("temp = %+v, want aggregation max", def.Columns["temp"])
+	}
+	for _, r := range s.getView(t, "maxtemp", "").Data {
+		if strings.HasPrefix(r["hour"], "2017-07-03") && r["temp"] != "24" {
+			t.Errorf("temp on 2017-07-03 = %s, want 24 (max of 20 and 24)", r["temp"])
+		}
+	}
+}
