@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -108,4 +109,74 @@ func TestViewAggregationOverride(t *testing.T) {
 			t.Errorf("temp on 2017-07-03 = %s, want 24 (max of 20 and 24)", r["temp"])
 		}
 	}
+}
+
+// An iCal calendar served on loopback: events read in the calendar's time
+// zone, indicator columns named after X-WR-CALNAME, refreshed on PUT, and
+// the same refusals as URL imports.
+func TestViewICalCalendar(t *testing.T) {
+	t.Parallel()
+	ics := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nX-WR-CALNAME:Promotions\r\n" +
+		"BEGIN:VEVENT\r\nUID:1\r\nDTSTAMP:20170101T000000Z\r\nSUMMARY:Summer Sale\r\nDTSTART;VALUE=DATE:20170704\r\nDTEND;VALUE=DATE:20170706\r\nEND:VEVENT\r\n" +
+		"BEGIN:VEVENT\r\nUID:2\r\nDTSTAMP:20170101T000000Z\r\nSUMMARY:Flash\r\nDTSTART:20171123T230000\r\nDURATION:PT2H\r\nEND:VEVENT\r\n" +
+		"END:VCALENDAR\r\n"
+	f, base := serveFiles(t)
+	f.put("/promo.ics", []byte(ics), "text/calendar", "")
+	f.put("/broken.ics", []byte("this is not a calendar"), "text/calendar", "")
+	s := newServer(t)
+	s.putCSV(t, "daily", "day,sales\n2017-07-03,5\n2017-07-04,7\n2017-07-05,3\n2017-11-23,4\n2017-11-24,6\n")
+	// All-day events are read in New York: July 4-5 local is 04:00 UTC on
+	// the 4th to 04:00 UTC on the 6th, so with joinInterval day the 4th and
+	// 5th match; the 23:00 flash sale in New York is 04:00 UTC on the 24th.
+	def := s.mustPutView(t, "promo", `{"dataSetName":"daily","joins":[{"calendar":{"url":"`+base+`/promo.ics","timeZone":"America/New_York"},
+		"columnOptions":{"eventTimestamp":{"joinInterval":"day"}}}]}`)
+	for _, name := range []string{"eventTimestamp", "calendar:Promotions", "event:Promotions:Summer Sale", "event:Promotions:Flash"} {
+		if _, ok := def.Columns[name]; !ok {
+			t.Errorf("columns = %v, want %s", def.Columns, name)
+		}
+	}
+	rows := s.getView(t, "promo", "").Data
+	for i, want := range []struct{ cal, sale, flash string }{{"0", "0", "0"}, {"1", "1", "0"}, {"1", "1", "0"}, {"0", "0", "0"}, {"1", "0", "1"}} {
+		r := rows[i]
+		if r["calendar:Promotions"] != want.cal || r["event:Promotions:Summer Sale"] != want.sale || r["event:Promotions:Flash"] != want.flash {
+			t.Errorf("row %s = %v, want %+v", r["day"], r, want)
+		}
+	}
+	// Reads use the stored events; a new PUT reads the file again.
+	f.put("/promo.ics", []byte(strings.Replace(ics, "Summer Sale", "Big Sale", 1)), "text/calendar", "")
+	if _, ok := s.getView(t, "promo", "").Data[1]["event:Promotions:Summer Sale"]; !ok {
+		t.Errorf("a read refetched the calendar")
+	}
+	def = s.mustPutView(t, "promo", `{"dataSetName":"daily","joins":[{"calendar":{"url":"`+base+`/promo.ics","timeZone":"America/New_York"}}]}`)
+	if _, ok := def.Columns["event:Promotions:Big Sale"]; !ok {
+		t.Errorf("after a new PUT columns = %v, want the renamed event", def.Columns)
+	}
+	for _, c := range []struct{ name, url, want string }{
+		{"404", base + "/missing.ics", "404"},
+		{"not a calendar", base + "/broken.ics", "not an iCalendar file"},
+		{"not http", "ftp://example.org/x.ics", "http"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := s.putView(t, "bad", `{"dataSetName":"daily","joins":[{"calendar":{"url":"`+c.url+`"}}]}`)
+			e := wantError(t, c.name, res, 400, "RequestValidation", "joins[0].calendar.url")
+			if !strings.Contains(fmt.Sprint(e.ErrorDetails), c.want) {
+				t.Errorf("errorDetails = %v, want a mention of %q", e.ErrorDetails, c.want)
+			}
+			wantNoView(t, s, "bad")
+		})
+	}
+	t.Run("private addresses refused by default", func(t *testing.T) {
+		g := newServer(t, withGuard())
+		g.putCSV(t, "daily", "day,sales\n2017-07-03,5\n")
+		e := wantError(t, "guarded", g.putView(t, "p", `{"dataSetName":"daily","joins":[{"calendar":{"url":"`+base+`/promo.ics"}}]}`), 400, "RequestValidation", "joins[0].calendar.url")
+		if !strings.Contains(fmt.Sprint(e.ErrorDetails), "private") {
+			t.Errorf("errorDetails = %v, want the private-address refusal", e.ErrorDetails)
+		}
+	})
+	t.Run("deleting the view drops its calendar", func(t *testing.T) {
+		if res := s.do(t, "DELETE", "/v1/views/promo", nil); res.status != 204 {
+			t.Fatalf("DELETE = %d", res.status)
+		}
+		s.mustPutView(t, "promo", `{"dataSetName":"daily"}`)
+	})
 }

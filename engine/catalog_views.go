@@ -2,11 +2,14 @@ package engine
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/vaticml/vatic/columnar"
+	"github.com/vaticml/vatic/engine/calendar"
 	"github.com/vaticml/vatic/engine/view"
 )
 
@@ -118,8 +121,77 @@ func (e *Engine) saveView(ctx context.Context, v View) error {
 	return nil
 }
 
+// dropViewCalendars drops the events tables of a view's URL calendars.
+func (e *Engine) dropViewCalendars(ctx context.Context, view string) error {
+	rows, err := e.store.Rows(ctx, `SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()
+		AND schema_name = 'catalog' AND starts_with(table_name, ?)`, "calendar view "+view+" ")
+	if err != nil {
+		return err
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return err
+		}
+		names = append(names, n)
+	}
+	rows.Close()
+	for _, n := range names {
+		if _, err := e.store.Exec(ctx, "DROP TABLE IF EXISTS "+calendarTable(n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// storedCalendarEvents reads back one event per name of a stored URL
+// calendar (names and ids are all planning needs).
+func (e *Engine) storedCalendarEvents(ctx context.Context, table string) ([]calendar.Event, error) {
+	rows, err := e.store.Rows(ctx, `SELECT min(event_id), event FROM `+table+` GROUP BY event ORDER BY 1`)
+	if err != nil {
+		return nil, &Error{Kind: NotFound, Msg: "The calendar of this view is missing; PUT the view again", Err: err}
+	}
+	defer rows.Close()
+	out := []calendar.Event{}
+	for rows.Next() {
+		var id int
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return nil, err
+		}
+		out = append(out, calendar.Event{Name: name})
+	}
+	return out, rows.Err()
+}
+
+// timeBounds returns the earliest and latest values of a dataset column.
+func (e *Engine) timeBounds(ctx context.Context, dataset, column string) (time.Time, time.Time, error) {
+	q, err := view.Bounds(dataset, column)
+	if err != nil {
+		return time.Time{}, time.Time{}, err
+	}
+	rows, err := e.store.Rows(ctx, q)
+	if err != nil {
+		return time.Time{}, time.Time{}, err
+	}
+	var lo, hi sql.NullTime
+	if err := scanOne(rows, &lo, &hi); err != nil {
+		return time.Time{}, time.Time{}, err
+	}
+	if !lo.Valid {
+		now := e.now()
+		return now, now, nil
+	}
+	return lo.Time.UTC(), hi.Time.UTC(), nil
+}
+
 // dropView removes a view's DuckDB view and catalog rows.
 func (e *Engine) dropView(ctx context.Context, name string) error {
+	if err := e.dropViewCalendars(ctx, name); err != nil {
+		return err
+	}
 	ddl, err := view.DropView(name)
 	if err != nil {
 		return err
@@ -158,11 +230,20 @@ func (e *Engine) viewNamed(ctx context.Context, name string) (bool, error) {
 	return ok, err
 }
 
-// ensureCalendar creates and fills a built-in calendar's events table the
-// first time a view joins it.
+// ensureCalendar creates and fills a calendar's events table: a built-in
+// one the first time a view joins it, a URL one whenever it was fetched.
 func (e *Engine) ensureCalendar(ctx context.Context, c calendarUse) error {
+	if c.replace {
+		if _, err := e.store.Exec(ctx, "DROP TABLE IF EXISTS "+c.table); err != nil {
+			return err
+		}
+	}
+	tableName := c.canonical
+	if !strings.HasPrefix(tableName, "calendar ") {
+		tableName = "calendar " + tableName
+	}
 	rows, err := e.store.Rows(ctx, `SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database()
-		AND schema_name = 'catalog' AND table_name = ?`, "calendar "+c.canonical)
+		AND schema_name = 'catalog' AND table_name = ?`, tableName)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -21,7 +22,12 @@ type ViewJoin struct {
 }
 
 // CalendarRef names a calendar to join: a built-in one or an iCal URL.
-type CalendarRef struct{ Name, URL, TimeZone string }
+// Label is the name its columns use, settled when the view is stored.
+type CalendarRef struct {
+	Name, URL, TimeZone, Label string
+
+	table string // events table of a URL calendar
+}
 
 // JoinOption is what columnOptions says of one column of a join.
 type JoinOption struct {
@@ -78,7 +84,7 @@ func (e *Engine) PutView(ctx context.Context, spec ViewSpec) (View, bool, error)
 	if exists {
 		spec.Name = old.Name // keep the stored spelling
 	}
-	v, err := e.planView(ctx, spec)
+	v, err := e.planView(ctx, spec, true)
 	if err != nil {
 		return View{}, false, err
 	}
@@ -87,13 +93,20 @@ func (e *Engine) PutView(ctx context.Context, spec ViewSpec) (View, bool, error)
 	if exists {
 		v.Created = old.Created
 	}
-	err = e.store.Tx(ctx, func(ctx context.Context) error { return e.saveView(ctx, v) })
+	err = e.store.Tx(ctx, func(ctx context.Context) error {
+		if err := e.dropViewCalendars(ctx, v.Name); err != nil {
+			return err
+		}
+		return e.saveView(ctx, v)
+	})
 	return v, !exists, err
 }
 
 // planView resolves a view definition against the datasets as they are
 // now: the joins' columns, the effective metadata and the compiled SQL.
-func (e *Engine) planView(ctx context.Context, spec ViewSpec) (View, error) {
+// fetch says to read iCal URLs anew (PUT); otherwise the events stored
+// with the view are used.
+func (e *Engine) planView(ctx context.Context, spec ViewSpec, fetch bool) (View, error) {
 	v := View{ViewSpec: spec}
 	v.Joins = slices.Clone(spec.Joins)
 	base, err := e.Dataset(ctx, spec.DataSetName)
@@ -114,7 +127,16 @@ func (e *Engine) planView(ctx context.Context, spec ViewSpec) (View, error) {
 		case (j.DataSet == "") == (j.Calendar == nil):
 			return v, Validation(field, "A join names either a dataSet or a calendar")
 		case j.Calendar != nil:
-			vj, cols, use, err := planCalendar(field, baseSrc, base, j, v.Columns)
+			j.Calendar = new(*j.Calendar)
+			v.Joins[i].Calendar = j.Calendar
+			var events []calendar.Event
+			if j.Calendar.URL != "" && j.Calendar.Name == "" {
+				var err error
+				if events, err = e.urlCalendar(ctx, field, spec.Name, i, base, j.Calendar, fetch); err != nil {
+					return v, err
+				}
+			}
+			vj, cols, use, err := planCalendar(field, baseSrc, base, j, v.Columns, events)
 			if err != nil {
 				return v, err
 			}
@@ -164,9 +186,10 @@ func (e *Engine) planView(ctx context.Context, spec ViewSpec) (View, error) {
 // calendarUse is a built-in calendar a view joins: its events table must
 // exist before the view is defined.
 type calendarUse struct {
-	canonical string
+	canonical string // built-in calendar name, or the table name of a URL calendar
 	table     string // quoted
 	events    []calendarEvent
+	replace   bool // a URL calendar fetched anew: its table is rewritten
 }
 
 type calendarEvent struct {
@@ -185,15 +208,15 @@ const calendarFirstYear, calendarLastYear = 1970, 2100
 // time series; its rows get eventTimestamp, calendar:<label> and one
 // event:<label>:<name> indicator per event name. columnOptions may set
 // joinInterval on eventTimestamp and alias any of these columns.
-func planCalendar(field string, left view.Source, base Dataset, j ViewJoin, have []columnar.Column) (view.Join, []columnar.Column, calendarUse, error) {
+func planCalendar(field string, left view.Source, base Dataset, j ViewJoin, have []columnar.Column, urlEvents []calendar.Event) (view.Join, []columnar.Column, calendarUse, error) {
 	var use calendarUse
 	c := j.Calendar
-	if c.URL != "" && c.Name == "" {
-		return view.Join{}, nil, use, Validation(field+".calendar.url", "iCalendar URLs are not available on this server yet; use a built-in calendar such as Nexosis.Holidays-US")
-	}
-	canonical, label, ok := calendar.Lookup(c.Name)
-	if !ok {
-		return view.Join{}, nil, use, Validation(field+".calendar.name", fmt.Sprintf("Calendar %q is not known; built-in calendars are named Nexosis.Holidays-<country code>, e.g. Nexosis.Holidays-US", c.Name))
+	canonical, label := "", c.Label
+	if c.URL == "" || c.Name != "" {
+		var ok bool
+		if canonical, label, ok = calendar.Lookup(c.Name); !ok {
+			return view.Join{}, nil, use, Validation(field+".calendar.name", fmt.Sprintf("Calendar %q is not known; built-in calendars are named Nexosis.Holidays-<country code>, e.g. Nexosis.Holidays-US", c.Name))
+		}
 	}
 	if c.TimeZone != "" {
 		if _, err := time.LoadLocation(c.TimeZone); err != nil {
@@ -205,10 +228,16 @@ func planCalendar(field string, left view.Source, base Dataset, j ViewJoin, have
 	if ts == "" || tsCol.DataType != columnar.Date {
 		return view.Join{}, nil, use, Validation(field+".calendar", "A calendar join needs a base dataset with a timestamp column")
 	}
-	use = calendarUse{canonical: canonical, table: columnar.MustQuoteIdent("catalog") + "." + columnar.MustQuoteIdent("calendar "+canonical)}
+	source := urlEvents
+	if canonical != "" {
+		use = calendarUse{canonical: canonical, table: calendarTable("calendar " + canonical)}
+		source = calendar.Holidays(canonical, calendarFirstYear, calendarLastYear)
+	} else {
+		use = calendarUse{table: calendarTable(c.table), replace: urlEvents != nil, canonical: c.table}
+	}
 	ids := map[string]int{}
 	var names []string
-	for _, e := range calendar.Holidays(canonical, calendarFirstYear, calendarLastYear) {
+	for _, e := range source {
 		id, seen := ids[e.Name]
 		if !seen {
 			id = len(names)
@@ -252,8 +281,91 @@ func planCalendar(field string, left view.Source, base Dataset, j ViewJoin, have
 	if len(reasons) > 0 {
 		return view.Join{}, nil, use, MetadataError(reasons)
 	}
-	j.Calendar.Name = canonical
+	if canonical != "" {
+		j.Calendar.Name = canonical
+	}
 	return view.Join{LeftColumn: tsCol.Name, Calendar: cj}, cols, use, nil
+}
+
+// calendarTable quotes a calendar events table in schema catalog.
+func calendarTable(name string) string {
+	return columnar.MustQuoteIdent("catalog") + "." + columnar.MustQuoteIdent(name)
+}
+
+// maxCalendarBytes and maxCalendarEvents bound an iCal calendar.
+const (
+	maxCalendarBytes  = 16 << 20
+	maxCalendarEvents = 200_000
+)
+
+// urlCalendar returns the events of an iCal calendar join. With fetch, the
+// file is read through the import sources (same timeouts, size cap and
+// private-address refusal as URL imports) for the base's date range (a year
+// either side, so a joinInterval can reach them) and the label settled;
+// without, the events stored with the view are read back.
+func (e *Engine) urlCalendar(ctx context.Context, field, viewName string, i int, base Dataset, c *CalendarRef, fetch bool) ([]calendar.Event, error) {
+	c.table = fmt.Sprintf("calendar view %s %d", viewName, i)
+	if !fetch {
+		return e.storedCalendarEvents(ctx, calendarTable(c.table))
+	}
+	loc := time.UTC
+	if c.TimeZone != "" {
+		var err error
+		if loc, err = time.LoadLocation(c.TimeZone); err != nil {
+			return nil, Validation(field+".calendar.timeZone", "Value for timeZone must be an IANA time zone such as America/New_York")
+		}
+	}
+	if redactURL(c.URL) == "" || !(strings.HasPrefix(strings.ToLower(c.URL), "http://") || strings.HasPrefix(strings.ToLower(c.URL), "https://")) {
+		return nil, Validation(field+".calendar.url", "Value for url must be an absolute http or https URL")
+	}
+	if e.imports == nil {
+		return nil, Validation(field+".calendar.url", "iCal calendars need remote sources, which this server has not")
+	}
+	ts := base.ColumnWithRole(columnar.RoleTimestamp)
+	if ts == "" {
+		return nil, Validation(field+".calendar", "A calendar join needs a base dataset with a timestamp column")
+	}
+	from, to, err := e.timeBounds(ctx, base.Name, ts)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := e.imports.fetcher.Fetch(ctx, ImportSpec{Kind: ImportURL, URL: c.URL})
+	if err != nil {
+		_, msg, _ := Classify(err)
+		return nil, Validation(field+".calendar.url", "The calendar could not be read: "+msg)
+	}
+	defer obj.Body.Close()
+	body := &downloadCap{r: obj.Body, left: maxCalendarBytes, limit: maxCalendarBytes}
+	name, events, err := calendar.ParseICal(body, loc, from.AddDate(-1, 0, 0), to.AddDate(1, 0, 1), maxCalendarEvents)
+	if err != nil {
+		_, msg, _ := Classify(err)
+		if errors.Is(err, calendar.ErrTooManyEvents) {
+			msg = fmt.Sprintf("it has more than %d events in the data's date range", maxCalendarEvents)
+		} else if ee := (*Error)(nil); !errors.As(err, &ee) {
+			msg = err.Error()
+		}
+		return nil, Validation(field+".calendar.url", "The calendar could not be read: "+msg)
+	}
+	if name == "" {
+		name = urlHost(c.URL)
+	}
+	c.Label = name
+	if events == nil {
+		events = []calendar.Event{}
+	}
+	return events, nil
+}
+
+// urlHost is the host of a URL, for a calendar without a name.
+func urlHost(raw string) string {
+	s := redactURL(raw)
+	if i := strings.Index(s, "://"); i >= 0 {
+		s = s[i+3:]
+	}
+	if i := strings.IndexByte(s, '/'); i >= 0 {
+		s = s[:i]
+	}
+	return s
 }
 
 // viewSource returns a dataset's stored columns with their metadata.
@@ -436,7 +548,7 @@ func (e *Engine) View(ctx context.Context, name string) (View, error) {
 	if !ok {
 		return View{}, NotFoundError("view", name)
 	}
-	v, err := e.planView(ctx, stored.ViewSpec)
+	v, err := e.planView(ctx, stored.ViewSpec, false)
 	if err != nil {
 		return View{}, err
 	}
@@ -470,7 +582,7 @@ func (e *Engine) ListViews(ctx context.Context, q ViewQuery) ([]View, int, error
 	}
 	out := make([]View, 0, len(stored))
 	for _, s := range stored {
-		v, err := e.planView(ctx, s.ViewSpec)
+		v, err := e.planView(ctx, s.ViewSpec, false)
 		if err != nil {
 			// A broken view (a dataset it reads is gone) is still listed,
 			// with the metadata it had when last planned.

@@ -4,7 +4,7 @@
 //
 // Usage, from the repository root after make build:
 //
-//	go run ./cmd/bench [-rows 2000000] [-runs 3] [-workloads import,stats,csv] [-out bench.txt]
+//	go run ./cmd/bench [-rows 2000000] [-runs 3] [-workloads import,importurl,stats,csv,view] [-out bench.txt]
 //
 // Every flag has an environment twin, VATIC_BENCH_ plus the flag name in
 // upper snake case (VATIC_BENCH_ROWS); the command line wins.
@@ -52,10 +52,11 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 	var (
 		vatic     = fs.String("vatic", "bin/vatic", "path of the vatic binary (server and DuckDB anchor); build it with make build")
 		rows      = fs.Int("rows", 2_000_000, "rows of the generated CSV file (about 66 bytes each)")
+		viewRows  = fs.Int("view-rows", 1_000_000, "rows of the view workload's base dataset")
 		runs      = fs.Int("runs", 3, "runs per workload; the summary uses medians")
 		seed      = fs.Int64("seed", 1, "seed of the generated CSV file")
 		dir       = fs.String("dir", "bench/.data", "directory for the generated files (reused) and scratch data (removed)")
-		workloads = fs.String("workloads", strings.Join(bench.Workloads, ","), "comma-separated workloads: import (plain and gzip), stats, csv")
+		workloads = fs.String("workloads", strings.Join(bench.Workloads, ","), "comma-separated workloads: import (plain and gzip), importurl (plain and gzip), stats, csv, view")
 		out       = fs.String("out", "", "also write the report to this file")
 		baseURL   = fs.String("url", "", "measure the already running server at this API base (http://host:port/v1) instead of starting one; no RSS figures")
 		apiKey    = fs.String("api-key", "", "api-key for -url")
@@ -102,6 +103,7 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		Vatic:     bin,
 		ServeArgs: strings.Fields(*serveArgs),
 		Rows:      *rows,
+		ViewRows:  *viewRows,
 		Seed:      *seed,
 		Dir:       *dir,
 		Runs:      *runs,

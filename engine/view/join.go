@@ -256,3 +256,16 @@ func DropView(name string) (string, error) {
 	}
 	return "DROP VIEW IF EXISTS " + t, nil
 }
+
+// Bounds compiles the earliest and latest value of a dataset's column.
+func Bounds(dataset, column string) (string, error) {
+	table, err := Table(dataset)
+	if err != nil {
+		return "", err
+	}
+	col, err := columnar.QuoteIdent(column)
+	if err != nil {
+		return "", err
+	}
+	return "SELECT min(" + col + "), max(" + col + ") FROM " + table, nil
+}
