@@ -36,6 +36,7 @@ fuzz:
 	go test -run '^$$' -fuzz '^FuzzQuoteIdent$$' -fuzztime $(FUZZTIME) ./columnar
 	go test -run '^$$' -fuzz '^FuzzParseNumber$$' -fuzztime $(FUZZTIME) ./ingest
 	go test -run '^$$' -fuzz '^FuzzAzureConnectionString$$' -fuzztime $(FUZZTIME) ./ingest/remote
+	go test -run '^$$' -fuzz '^FuzzParseICal$$' -fuzztime $(FUZZTIME) ./engine/calendar
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzParams$$' -fuzztime $(FUZZTIME) ./api
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzImportRequest$$' -fuzztime $(FUZZTIME) ./api
 

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -179,4 +180,34 @@ func TestViewICalCalendar(t *testing.T) {
 		}
 		s.mustPutView(t, "promo", `{"dataSetName":"daily"}`)
 	})
+}
+
+// A view is a data source: its statistics read the view's rows.
+func TestViewStats(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	scenario(t, s)
+	s.mustPutView(t, "sw", scenarioView)
+	res := s.do(t, "GET", "/v1/data/sw/stats", nil)
+	if res.status != 200 {
+		t.Fatalf("GET /v1/data/sw/stats = %d %s", res.status, res.body)
+	}
+	var out struct {
+		DataSetName string                    `json:"dataSetName"`
+		Columns     map[string]map[string]any `json:"columns"`
+	}
+	if err := json.Unmarshal(res.body, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.DataSetName != "sw" || out.Columns["temp"] == nil || out.Columns["storeSales"] == nil {
+		t.Errorf("view stats = %s", res.body)
+	}
+	rows := len(s.getView(t, "sw", "").Data)
+	if got := out.Columns["temp"]["totalCount"]; got != float64(rows) {
+		t.Errorf("temp totalCount = %v, want the view's %d rows", got, rows)
+	}
+	if res := s.do(t, "GET", "/v1/data/sw/stats/storeSales", nil); res.status != 200 {
+		t.Errorf("GET one column of a view = %d %s", res.status, res.body)
+	}
+	wantError(t, "unknown", s.do(t, "GET", "/v1/data/nope/stats", nil), 404, "NotFound", "itemType")
 }

@@ -53,13 +53,25 @@ const statsBuckets = 5
 // column (case-insensitive) when column is not "", optionally as if the
 // column had type as. Columns are read one at a time, in parallel up to
 // GOMAXPROCS, so memory follows one column per core, not the table.
+//
+// A view is a data source like a dataset: when no dataset has the name, a
+// view of that name is summarised the same way (its rows as GET /views
+// reads them).
 func (e *Engine) Stats(ctx context.Context, dataset, column string, as columnar.DataType) (Dataset, []ColumnStats, error) {
+	schema := view.DataSchema
 	d, err := e.Dataset(ctx, dataset)
+	var tcols map[string]tableColumn
 	if err != nil {
-		return d, nil, err
-	}
-	tcols, err := e.tableColumns(ctx, d.Name)
-	if err != nil {
+		v, verr := e.View(ctx, dataset)
+		if verr != nil {
+			return d, nil, err // the dataset's 404
+		}
+		schema, d = view.ViewSchema, Dataset{Name: v.Name, Columns: v.Columns}
+		tcols = map[string]tableColumn{}
+		for _, c := range v.Columns {
+			tcols[strings.ToLower(c.Name)] = tableColumn{Name: c.Name, Type: c.DataType.Storage()}
+		}
+	} else if tcols, err = e.tableColumns(ctx, d.Name); err != nil {
 		return d, nil, err
 	}
 	var cols []columnar.Column
@@ -97,7 +109,7 @@ func (e *Engine) Stats(ctx context.Context, dataset, column string, as columnar.
 				out[i] = ColumnStats{Name: c.Name, DataType: c.DataType, Suggested: c.DataType, Calculated: now}
 				return
 			}
-			out[i], errs[i] = e.columnStats(ctx, d.Name, c, as)
+			out[i], errs[i] = e.columnStats(ctx, schema, d.Name, c, as)
 			out[i].Calculated = now
 		})
 	}
@@ -111,8 +123,8 @@ func (e *Engine) Stats(ctx context.Context, dataset, column string, as columnar.
 }
 
 // columnStats scans one column and summarises it.
-func (e *Engine) columnStats(ctx context.Context, dataset string, c columnar.Column, as columnar.DataType) (ColumnStats, error) {
-	q, args, err := view.Select{Dataset: dataset, Columns: []string{c.Name}}.SQL()
+func (e *Engine) columnStats(ctx context.Context, schema, dataset string, c columnar.Column, as columnar.DataType) (ColumnStats, error) {
+	q, args, err := view.Select{Schema: schema, Dataset: dataset, Columns: []string{c.Name}}.SQL()
 	if err != nil {
 		return ColumnStats{}, err
 	}
