@@ -43,14 +43,11 @@ func (s *Server) listDatasets(w http.ResponseWriter, r *http.Request, _ httprout
 	if err != nil {
 		return err
 	}
-	out := struct {
-		Items []datasetJSON `json:"items"`
-		page
-	}{Items: make([]datasetJSON, 0, len(items)), page: newPage(r, pg, size, int64(total))}
+	out := make([]datasetJSON, 0, len(items))
 	for _, d := range items {
-		out.Items = append(out.Items, toDatasetJSON(d, []link{{"data", baseURL(r) + "/data/" + pathEscape(d.Name)}}))
+		out = append(out, toDatasetJSON(d, []link{{"data", baseURL(r) + "/data/" + pathEscape(d.Name)}}))
 	}
-	return writeJSON(w, http.StatusOK, out)
+	return writeList(w, r, pg, size, total, out)
 }
 
 // maxBytesBody turns the body limit's error into the engine's TooLarge, so
@@ -99,47 +96,24 @@ func (s *Server) putDataset(w http.ResponseWriter, r *http.Request, p httprouter
 }
 
 // getDataset answers GET /data/{name} (REFERENCE §3.3): a page of rows as
-// JSON, or as CSV for Accept: text/csv. A CSV request that names neither
-// page nor pageSize gets every row, streamed: the export a data engineer
-// expects (paging still applies when asked for, as the Ruby client does).
+// JSON, or as CSV for Accept: text/csv (readRowsParams).
 func (s *Server) getDataset(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	q := params(r.URL.Query())
-	pg, size, err := q.paging()
+	rp, err := readRowsParams(r)
 	if err != nil {
 		return err
 	}
-	start, end, err := q.dateRange()
+	formatDates, err := params(r.URL.Query()).boolean("formatDates")
 	if err != nil {
 		return err
 	}
-	formatDates, err := q.boolean("formatDates")
-	if err != nil {
-		return err
-	}
-	csv := wantsCSV(r)
-	limit := size
-	if csv && !q.has("page") && !q.has("pageSize") {
-		limit = 0
-	}
-	rows, err := s.engine.ReadRows(r.Context(), p.ByName("name"), engine.RowsQuery{
-		Include: q.list("include"), Start: start, End: end, Page: pg, PageSize: limit,
-	})
+	rows, err := s.engine.ReadRows(r.Context(), p.ByName("name"), rp.query)
 	if err != nil {
 		return err
 	}
 	defer rows.Release()
-	names := make([]string, len(rows.Columns))
-	for i, c := range rows.Columns {
-		names[i] = c.Name
-	}
 	if r.Method == http.MethodHead {
 		w.WriteHeader(http.StatusOK)
 		return nil
-	}
-	if csv {
-		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-		_, err := writeRows(w, rows.Reader, names, appendRowTime, csvRows{})
-		return s.streamError(r, err)
 	}
 	tf := timeFormat(appendStoredTime)
 	if formatDates {
@@ -149,7 +123,7 @@ func (s *Server) getDataset(w http.ResponseWriter, r *http.Request, p httprouter
 	base := baseURL(r)
 	self := base + "/data/" + pathEscape(d.Name)
 	enc := queryEscape(d.Name)
-	pgEnv := newPage(r, pg, size, rows.Total)
+	pgEnv := newPage(r, rp.page, rp.size, rows.Total)
 	links := []link{pgEnv.Links[0],
 		{"sessions", base + "/sessions?dataSourceName=" + enc},
 		{"imports", base + "/imports?dataSetName=" + enc},
@@ -179,22 +153,8 @@ func (s *Server) getDataset(w http.ResponseWriter, r *http.Request, p httprouter
 		b.WriteString(`,"missingValues":`)
 		b.Write(mv)
 	}
-	b.WriteString(`,"messages":[],"data":[`)
-	tail, err := jsonMarshal(pgEnv)
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	if _, err := w.Write(b.Bytes()); err != nil {
-		return nil
-	}
-	if _, err := writeRows(w, rows.Reader, names, tf, newJSONRows(names)); err != nil {
-		return s.streamError(r, err)
-	}
-	tail[0] = ','
-	_, _ = w.Write([]byte("]"))
-	_, _ = w.Write(tail)
-	return nil
+	b.WriteString(`,"messages":[]`)
+	return s.writeRowsBody(w, r, rows, rp.csv, tf, b.Bytes(), pgEnv)
 }
 
 // streamError logs an error met after the response started: the status is

@@ -131,14 +131,11 @@ func (s *Server) listImports(w http.ResponseWriter, r *http.Request, _ httproute
 	if err != nil {
 		return err
 	}
-	out := struct {
-		Items []importJSON `json:"items"`
-		page
-	}{Items: make([]importJSON, 0, len(items)), page: newPage(r, pg, size, int64(total))}
+	out := make([]importJSON, 0, len(items))
 	for _, imp := range items {
-		out.Items = append(out.Items, toImportJSON(r, imp))
+		out = append(out, toImportJSON(r, imp))
 	}
-	return writeJSON(w, http.StatusOK, out)
+	return writeList(w, r, pg, size, total, out)
 }
 
 // importJSON is an import (REFERENCE §2.6).

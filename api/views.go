@@ -184,71 +184,33 @@ func (s *Server) listViews(w http.ResponseWriter, r *http.Request, _ httprouter.
 	if err != nil {
 		return err
 	}
-	out := struct {
-		Items []viewJSON `json:"items"`
-		page
-	}{Items: make([]viewJSON, 0, len(items)), page: newPage(r, pg, size, int64(total))}
+	out := make([]viewJSON, 0, len(items))
 	for _, v := range items {
-		out.Items = append(out.Items, toViewJSON(v))
+		out = append(out, toViewJSON(v))
 	}
-	return writeJSON(w, http.StatusOK, out)
+	return writeList(w, r, pg, size, total, out)
 }
 
 // getView answers GET /views/{name} (REFERENCE §4.3): the definition with
 // a page of its rows (timestamps in the 7-digit Z format), or CSV.
 func (s *Server) getView(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	q := params(r.URL.Query())
-	pg, size, err := q.paging()
+	rp, err := readRowsParams(r)
 	if err != nil {
 		return err
 	}
-	start, end, err := q.dateRange()
-	if err != nil {
-		return err
-	}
-	csv := wantsCSV(r)
-	limit := size
-	if csv && !q.has("page") && !q.has("pageSize") {
-		limit = 0
-	}
-	v, rows, err := s.engine.ReadViewRows(r.Context(), p.ByName("name"), engine.RowsQuery{
-		Include: q.list("include"), Start: start, End: end, Page: pg, PageSize: limit,
-	})
+	v, rows, err := s.engine.ReadViewRows(r.Context(), p.ByName("name"), rp.query)
 	if err != nil {
 		return err
 	}
 	defer rows.Release()
-	names := make([]string, len(rows.Columns))
-	for i, c := range rows.Columns {
-		names[i] = c.Name
-	}
-	if csv {
-		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-		_, err := writeRows(w, rows.Reader, names, appendRowTime, csvRows{})
-		return s.streamError(r, err)
-	}
 	head, err := jsonMarshal(toViewJSON(v))
 	if err != nil {
 		return err
 	}
-	tail, err := jsonMarshal(newPage(r, pg, size, rows.Total))
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	// The definition's fields, then data, then the paging envelope whose
 	// links replace the definition's (empty) ones.
 	head = bytes.TrimSuffix(head, []byte(`,"links":[]}`))
-	if _, err := w.Write(append(head, `,"data":[`...)); err != nil {
-		return nil
-	}
-	if _, err := writeRows(w, rows.Reader, names, appendRowTime, newJSONRows(names)); err != nil {
-		return s.streamError(r, err)
-	}
-	tail[0] = ','
-	_, _ = w.Write([]byte("]"))
-	_, _ = w.Write(tail)
-	return nil
+	return s.writeRowsBody(w, r, rows, rp.csv, appendRowTime, head, newPage(r, rp.page, rp.size, rows.Total))
 }
 
 // deleteView answers DELETE /views/{name} (REFERENCE §4.4); the JS client
