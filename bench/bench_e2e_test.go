@@ -18,7 +18,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Skip("VATIC_BIN is not set; build bin/vatic and point VATIC_BIN at it")
 	}
 	var progress strings.Builder
-	cfg := bench.Config{Vatic: bin, Rows: 20_000, Seed: 1, Dir: t.TempDir(), Runs: 1, Progress: &progress}
+	cfg := bench.Config{Vatic: bin, Rows: 20_000, ViewRows: 20_000, Seed: 1, Dir: t.TempDir(), Runs: 1, Progress: &progress}
 	if args := os.Getenv("VATIC_BENCH_SERVE_ARGS"); args != "" {
 		cfg.ServeArgs = strings.Fields(args)
 	}
@@ -27,8 +27,8 @@ func TestEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run = %v", err)
 	}
-	if got := countByName(results); len(got) != 7 {
-		t.Errorf("Run gave results %v, want 7 names with one run each", got)
+	if got := countByName(results); len(got) != 13 {
+		t.Errorf("Run gave results %v, want 13 names with one run each", got)
 	}
 	var out strings.Builder
 	bench.WriteResults(&out, results)

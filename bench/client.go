@@ -131,24 +131,83 @@ func (c *Client) GetStats(ctx context.Context, name string) (map[string]json.Raw
 // stream in. It returns the number of data rows (lines after the header)
 // and of body bytes.
 func (c *Client) GetAllCSV(ctx context.Context, name string) (rows, n int64, err error) {
-	req, err := c.newRequest(ctx, http.MethodGet, c.dataURL(name), nil)
+	rows, n, _, err = c.getCSV(ctx, c.dataURL(name), name)
+	return rows, n, err
+}
+
+// GetViewCSV reads every row of view name as CSV (GET /views/{name} with
+// Accept: text/csv and no paging parameters), as GetAllCSV does, and also
+// returns the header line.
+func (c *Client) GetViewCSV(ctx context.Context, name string) (rows, n int64, header string, err error) {
+	return c.getCSV(ctx, c.viewURL(name), name)
+}
+
+func (c *Client) getCSV(ctx context.Context, u, name string) (rows, n int64, header string, err error) {
+	req, err := c.newRequest(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, "", err
 	}
 	req.Header.Set("Accept", "text/csv")
 	resp, err := c.do(req)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, "", err
 	}
 	defer resp.Body.Close()
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/csv" {
-		return 0, 0, fmt.Errorf("bench: GET %s as CSV: Content-Type %q", name, resp.Header.Get("Content-Type"))
+		return 0, 0, "", fmt.Errorf("bench: GET %s as CSV: Content-Type %q", name, resp.Header.Get("Content-Type"))
 	}
-	lines, n, err := CountLines(resp.Body)
+	hr := &headerReader{r: resp.Body}
+	lines, n, err := CountLines(hr)
 	if err != nil {
-		return 0, n, fmt.Errorf("bench: read CSV of %s after %d bytes: %w", name, n, err)
+		return 0, n, "", fmt.Errorf("bench: read CSV of %s after %d bytes: %w", name, n, err)
 	}
-	return max(lines-1, 0), n, nil
+	return max(lines-1, 0), n, hr.header(), nil
+}
+
+// headerReader passes r through and keeps the start of what it read, up to
+// the first newline (at most 64 kB).
+type headerReader struct {
+	r     io.Reader
+	first []byte
+	done  bool
+}
+
+func (h *headerReader) Read(p []byte) (int, error) {
+	k, err := h.r.Read(p)
+	if !h.done && k > 0 {
+		if i := bytes.IndexByte(p[:k], '\n'); i >= 0 {
+			h.first = append(h.first, p[:i]...)
+			h.done = true
+		} else {
+			h.first = append(h.first, p[:k]...)
+			h.done = len(h.first) >= 64<<10
+		}
+	}
+	return k, err
+}
+
+func (h *headerReader) header() string {
+	return strings.TrimSuffix(string(h.first), "\r")
+}
+
+// PutJSON sends body, encoded as JSON, with PUT to path under BaseURL
+// (/data/stores, /views/v) and returns the start of the answer.
+func (c *Client) PutJSON(ctx context.Context, path string, body any) ([]byte, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	req, err := c.newRequest(ctx, http.MethodPut, strings.TrimRight(c.BaseURL, "/")+path, bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 }
 
 // Delete removes dataset name (DELETE /data/{name}).
@@ -167,6 +226,10 @@ func (c *Client) Delete(ctx context.Context, name string) error {
 
 func (c *Client) dataURL(name string) string {
 	return strings.TrimRight(c.BaseURL, "/") + "/data/" + url.PathEscape(name)
+}
+
+func (c *Client) viewURL(name string) string {
+	return strings.TrimRight(c.BaseURL, "/") + "/views/" + url.PathEscape(name)
 }
 
 func (c *Client) newRequest(ctx context.Context, method, u string, body io.Reader) (*http.Request, error) {

@@ -15,10 +15,12 @@ const (
 	WorkloadCSV    = "csv"    // ReadCSV
 	// WorkloadImportURL is ImportURL/plain and ImportURL/gzip.
 	WorkloadImportURL = "importurl"
+	// WorkloadView is ReadView: every row of a view as CSV.
+	WorkloadView = "view"
 )
 
 // Workloads lists every workload in the order [Run] runs them.
-var Workloads = []string{WorkloadImport, WorkloadImportURL, WorkloadStats, WorkloadCSV}
+var Workloads = []string{WorkloadImport, WorkloadImportURL, WorkloadStats, WorkloadCSV, WorkloadView}
 
 // Config describes one benchmark session. The zero value of each field
 // means the documented default; Vatic and Dir are required.
@@ -42,6 +44,9 @@ type Config struct {
 	ServeArgs []string
 	// Rows is the number of rows of the generated CSV file; default 2,000,000.
 	Rows int
+	// ViewRows is the number of rows of the view workload's base dataset;
+	// default 1,000,000.
+	ViewRows int
 	// Seed makes the generated file; the same Rows and Seed give the same bytes.
 	Seed int64
 	// Dir holds the generated files, which are reused across sessions, and
@@ -58,6 +63,9 @@ type Config struct {
 func (c Config) withDefaults() Config {
 	if c.Rows == 0 {
 		c.Rows = 2_000_000
+	}
+	if c.ViewRows == 0 {
+		c.ViewRows = 1_000_000
 	}
 	if c.Runs == 0 {
 		c.Runs = 3
@@ -80,6 +88,9 @@ func (c Config) Validate() error {
 	}
 	if c.Rows < 1 {
 		errs = append(errs, fmt.Errorf("bench: Rows = %d, want at least 1", c.Rows))
+	}
+	if c.ViewRows < 1 {
+		errs = append(errs, fmt.Errorf("bench: ViewRows = %d, want at least 1", c.ViewRows))
 	}
 	if c.Runs < 1 {
 		errs = append(errs, fmt.Errorf("bench: Runs = %d, want at least 1", c.Runs))

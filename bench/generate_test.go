@@ -132,3 +132,45 @@ func TestGenerate(t *testing.T) {
 		t.Errorf("Generate after truncation: %d bytes, want %d", len(got), len(want))
 	}
 }
+
+func TestGenerateView(t *testing.T) {
+	dir := t.TempDir()
+	f, err := bench.GenerateView(dir, 49, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := os.ReadFile(f.Base)
+	weather, _ := os.ReadFile(f.Weather)
+	stores, _ := os.ReadFile(f.Stores)
+	lines := func(b []byte) []string { return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") }
+	bl, wl, sl := lines(base), lines(weather), lines(stores)
+	if len(bl) != 50 || bl[0] != "ts,store,sales" || !strings.HasPrefix(bl[1], "2015-01-01 00:00:00,s") ||
+		!strings.HasPrefix(bl[49], "2015-01-03 00:00:00,s") {
+		t.Errorf("base = %q … %q (%d lines)", bl[0], bl[len(bl)-1], len(bl))
+	}
+	// 49 hourly rows span three days.
+	if len(wl) != 4 || wl[0] != "day,temp,rain" || !strings.HasPrefix(wl[3], "2015-01-03,") {
+		t.Errorf("weather = %q", wl)
+	}
+	if len(sl) != 51 || sl[0] != "store,region,size" || !strings.HasPrefix(sl[50], "s50,") {
+		t.Errorf("stores = %q … (%d lines)", sl[0], len(sl))
+	}
+	if f.BaseBytes != int64(len(base)) {
+		t.Errorf("BaseBytes = %d, want %d", f.BaseBytes, len(base))
+	}
+	// Reused when present; the same rows and seed give the same bytes.
+	st, _ := os.Stat(f.Base)
+	g, err := bench.GenerateView(dir, 49, 7)
+	if err != nil || g != f {
+		t.Fatalf("GenerateView again = %+v, %v, want %+v", g, err, f)
+	}
+	if st2, _ := os.Stat(f.Base); !st2.ModTime().Equal(st.ModTime()) {
+		t.Error("GenerateView rewrote files it could reuse")
+	}
+	var b1, b2, w1, s1 bytes.Buffer
+	bench.WriteViewCSV(&b1, &w1, &s1, 49, 7)
+	bench.WriteViewCSV(&b2, io.Discard, io.Discard, 49, 7)
+	if b1.String() != string(base) || b2.String() != string(base) {
+		t.Error("WriteViewCSV is not deterministic")
+	}
+}

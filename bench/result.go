@@ -105,6 +105,7 @@ const (
 	ImportRSSTarget   = 256 << 20 // peak RSS growth of the server, bytes, below
 	StatsRatioTarget  = 1.2       // vatic time ÷ duckdb time, at most
 	ReadCSVTarget     = 1e6       // rows/s, at least
+	ViewRatioTarget   = 1.5       // vatic time ÷ duckdb time of ReadView, at most
 )
 
 // Check is one target evaluated over the results.
@@ -140,15 +141,8 @@ func Checks(results []Result) []Check {
 			})
 		}
 	}
-	ours, okOurs := medianElapsed(results, "ColumnStats/impl=vatic")
-	peer, okPeer := medianElapsed(results, "ColumnStats/impl=duckdb")
-	if okOurs && okPeer && peer > 0 {
-		r := float64(ours) / float64(peer)
-		out = append(out, Check{
-			Workload: "ColumnStats", What: "time vatic÷duckdb", Value: r,
-			Detail: fmt.Sprintf("%v vs %v", ours.Round(time.Millisecond), peer.Round(time.Millisecond)),
-			Target: fmt.Sprintf("<= %.2f", StatsRatioTarget), Pass: r <= StatsRatioTarget,
-		})
+	if c, ok := timeRatio(results, "ColumnStats", StatsRatioTarget); ok {
+		out = append(out, c)
 	}
 	if v, ok := median(results, "ReadCSV/impl=vatic", UnitRowsPerSec); ok {
 		out = append(out, Check{
@@ -157,7 +151,26 @@ func Checks(results []Result) []Check {
 			Target: ">= " + si(ReadCSVTarget), Pass: v >= ReadCSVTarget,
 		})
 	}
+	if c, ok := timeRatio(results, "ReadView", ViewRatioTarget); ok {
+		out = append(out, c)
+	}
 	return out
+}
+
+// timeRatio checks the median time of workload w's vatic side against at
+// most target times its duckdb side's.
+func timeRatio(results []Result, w string, target float64) (Check, bool) {
+	ours, okOurs := medianElapsed(results, w+"/impl=vatic")
+	peer, okPeer := medianElapsed(results, w+"/impl=duckdb")
+	if !okOurs || !okPeer || peer <= 0 {
+		return Check{}, false
+	}
+	r := float64(ours) / float64(peer)
+	return Check{
+		Workload: w, What: "time vatic÷duckdb", Value: r,
+		Detail: fmt.Sprintf("%v vs %v", ours.Round(time.Millisecond), peer.Round(time.Millisecond)),
+		Target: fmt.Sprintf("<= %.2f", target), Pass: r <= target,
+	}, true
 }
 
 // WriteSummary writes the checks as comment lines (benchstat ignores them):

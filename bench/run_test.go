@@ -47,7 +47,7 @@ func fakeVatic(args []string) int {
 func fakeServe(args []string) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	addr := fs.String("addr", "", "")
-	fs.String("data", "", "")
+	dataDir := fs.String("data", "", "")
 	key := fs.String("api-key", "", "")
 	fs.String("log-format", "", "")
 	fs.Bool("import-allow-private", false, "")
@@ -67,7 +67,18 @@ func fakeServe(args []string) int {
 			h(w, r)
 		}
 	}
+	views := map[string]string{} // view name → base dataset
 	mux.HandleFunc("PUT /v1/data/{name}", auth(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Content-Type") == "application/json" { // column metadata only
+			mu.Lock()
+			if _, ok := datasets[r.PathValue("name")]; !ok {
+				datasets[r.PathValue("name")] = nil
+			}
+			mu.Unlock()
+			w.WriteHeader(http.StatusCreated)
+			fmt.Fprintf(w, `{"dataSetName":%q,"rowCount":0}`, r.PathValue("name"))
+			return
+		}
 		var body io.Reader = r.Body
 		if r.Header.Get("Content-Encoding") == "gzip" {
 			zr, err := gzip.NewReader(r.Body)
@@ -148,6 +159,38 @@ func fakeServe(args []string) int {
 		mu.Unlock()
 		fmt.Fprintf(w, `{"importId":"1","status":"completed"}`)
 	}))
+	// A view's rows are its base dataset's rows under fakeViewHeader.
+	mux.HandleFunc("PUT /v1/views/{name}", auth(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ DataSetName string }
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, n := range []string{req.DataSetName, "weather", "stores"} {
+			if _, ok := datasets[n]; !ok {
+				http.Error(w, `{"statusCode":404}`, http.StatusNotFound)
+				return
+			}
+		}
+		views[r.PathValue("name")] = req.DataSetName
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprintf(w, `{"viewName":%q}`, r.PathValue("name"))
+	}))
+	mux.HandleFunc("GET /v1/views/{name}", auth(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		b := datasets[views[r.PathValue("name")]]
+		mu.Unlock()
+		if b == nil {
+			http.NotFound(w, r)
+			return
+		}
+		_, rows, _ := bytes.Cut(b, []byte("\n"))
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		fmt.Fprintln(w, fakeViewHeader)
+		w.Write(rows)
+	}))
 	mux.HandleFunc("DELETE /v1/data/{name}", auth(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		delete(datasets, r.PathValue("name"))
@@ -170,8 +213,20 @@ func fakeServe(args []string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	// The database file holds the row count of the dataset named base.
+	if b, ok := datasets["base"]; ok && *dataDir != "" {
+		n := bytes.Count(b, []byte("\n")) - 1
+		if err := os.WriteFile(filepath.Join(*dataDir, "vatic.duckdb"), []byte(strconv.Itoa(n)), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
 	return 0
 }
+
+// fakeViewHeader is the CSV header of every view of the fake server and of
+// the fake anchor's COPY.
+const fakeViewHeader = "ts,store,sales,eventTimestamp"
 
 // fakeSQL understands the anchor's statements: CREATE TABLE … read_csv('f')
 // stores the row count of f in the database file, SELECT count(*) prints it.
@@ -202,6 +257,21 @@ func fakeSQL(args []string) int {
 			lines, _, _ := bench.CountLines(r)
 			f.Close()
 			os.WriteFile(*db, []byte(strconv.FormatInt(lines-1, 10)), 0o644)
+		case strings.HasPrefix(stmt, "COPY ("):
+			// COPY (…) TO 'out' (HEADER): as many rows as the database file says.
+			_, out, _ := strings.Cut(stmt, ") TO '")
+			out, _, _ = strings.Cut(out, "'")
+			b, err := os.ReadFile(*db)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			n, _ := strconv.Atoi(string(b))
+			csv := fakeViewHeader + "\n" + strings.Repeat("2015-01-01 00:00:00,s1,1.5,\n", n)
+			if err := os.WriteFile(out, []byte(csv), 0o644); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
 		case strings.HasPrefix(stmt, "SELECT count(*)"):
 			b, _ := os.ReadFile(*db)
 			fmt.Println(string(b))
@@ -235,7 +305,7 @@ func TestRunStartedServers(t *testing.T) {
 	bin := fakeVaticBin(t)
 	dir := t.TempDir()
 	var progress bytes.Buffer
-	cfg := bench.Config{Vatic: bin, Rows: 3000, Seed: 2, Dir: dir, Runs: 2, Progress: &progress}
+	cfg := bench.Config{Vatic: bin, Rows: 3000, ViewRows: 1000, Seed: 2, Dir: dir, Runs: 2, Progress: &progress}
 	results, err := bench.Run(t.Context(), cfg, bench.Workloads)
 	if err != nil {
 		t.Fatalf("Run = %v\nprogress:\n%s", err, progress.String())
@@ -245,6 +315,7 @@ func TestRunStartedServers(t *testing.T) {
 		"ImportCSV/plain/impl=vatic", "ImportCSV/plain/impl=duckdb", "ImportCSV/gzip/impl=vatic", "ImportCSV/gzip/impl=duckdb",
 		"ImportURL/plain/impl=vatic", "ImportURL/plain/impl=duckdb", "ImportURL/gzip/impl=vatic", "ImportURL/gzip/impl=duckdb",
 		"ColumnStats/impl=vatic", "ColumnStats/impl=duckdb", "ReadCSV/impl=vatic",
+		"ReadView/impl=vatic", "ReadView/impl=duckdb",
 	} {
 		if got[name] != 2 {
 			t.Errorf("Run gave %d results named %s, want 2 (all: %v)", got[name], name, got)
@@ -255,8 +326,8 @@ func TestRunStartedServers(t *testing.T) {
 			t.Errorf("%s: RSS growth reported = %v, want it on vatic imports only", r.Name, ok)
 		}
 	}
-	if checks := bench.Checks(results); len(checks) != 10 {
-		t.Errorf("Checks = %+v, want 10 (2 per import variant, stats, csv)", checks)
+	if checks := bench.Checks(results); len(checks) != 11 {
+		t.Errorf("Checks = %+v, want 11 (2 per import variant, stats, csv, view)", checks)
 	}
 	// Only the generated input stays in Dir.
 	entries, _ := os.ReadDir(dir)
@@ -264,7 +335,8 @@ func TestRunStartedServers(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if want := "rows3000-seed2.csv rows3000-seed2.csv.gz rows3000-seed2.json"; strings.Join(names, " ") != want {
+	if want := "rows3000-seed2.csv rows3000-seed2.csv.gz rows3000-seed2.json " +
+		"view-rows1000-seed2-base.csv view-rows1000-seed2-stores.csv view-rows1000-seed2-weather.csv view-rows1000-seed2.json"; strings.Join(names, " ") != want {
 		t.Errorf("Dir after Run holds %v, want %s", names, want)
 	}
 }
@@ -323,5 +395,47 @@ func TestRunWrongKey(t *testing.T) {
 	_, err = bench.Run(t.Context(), cfg, []string{bench.WorkloadCSV})
 	if err == nil || !strings.Contains(err.Error(), "401") {
 		t.Errorf("Run with a wrong key = %v, want an error naming status 401", err)
+	}
+}
+
+func TestRunView(t *testing.T) {
+	bin := fakeVaticBin(t)
+	dir := t.TempDir()
+	var progress bytes.Buffer
+	// Three runs: the second runs the anchor first, on the first run's copy.
+	cfg := bench.Config{Vatic: bin, ViewRows: 700, Seed: 3, Dir: dir, Runs: 3, Progress: &progress}
+	results, err := bench.Run(t.Context(), cfg, []string{bench.WorkloadView})
+	if err != nil {
+		t.Fatalf("Run = %v\nprogress:\n%s", err, progress.String())
+	}
+	var order []string
+	for _, r := range results {
+		order = append(order, strings.TrimPrefix(r.Name, "ReadView/impl="))
+	}
+	if got, want := strings.Join(order, " "), "vatic duckdb duckdb vatic vatic duckdb"; got != want {
+		t.Errorf("Run gave sides %s, want %s", got, want)
+	}
+	checks := bench.Checks(results)
+	if len(checks) != 1 || checks[0].Workload != "ReadView" || checks[0].Target != "<= 1.50" {
+		t.Errorf("Checks = %+v, want the ReadView time ratio only", checks)
+	}
+	// Only the view's input is generated, and kept.
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := "view-rows700-seed3-base.csv view-rows700-seed3-stores.csv view-rows700-seed3-weather.csv view-rows700-seed3.json"; strings.Join(names, " ") != want {
+		t.Errorf("Dir after Run holds %v, want %s", names, want)
+	}
+}
+
+func TestRunViewSkippedWithBaseURL(t *testing.T) {
+	bin := fakeVaticBin(t)
+	var progress bytes.Buffer
+	cfg := bench.Config{BaseURL: "http://127.0.0.1:1/v1", Vatic: bin, ViewRows: 10, Dir: t.TempDir(), Runs: 1, Progress: &progress}
+	results, err := bench.Run(t.Context(), cfg, []string{bench.WorkloadView})
+	if err != nil || len(results) != 0 || !strings.Contains(progress.String(), "view: skipped") {
+		t.Errorf("Run(view, -url) = %v, %v, progress %q; want it skipped", results, err, progress.String())
 	}
 }

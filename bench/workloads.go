@@ -23,14 +23,18 @@ func Run(ctx context.Context, cfg Config, workloads []string) ([]Result, error) 
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(cfg.Progress, "input: %d rows, seed %d, in %s\n", cfg.Rows, cfg.Seed, cfg.Dir)
-	start := time.Now()
-	files, err := Generate(cfg.Dir, cfg.Rows, cfg.Seed)
-	if err != nil {
-		return nil, err
+	var files Files
+	if slices.ContainsFunc(workloads, func(w string) bool { return w != WorkloadView }) {
+		fmt.Fprintf(cfg.Progress, "input: %d rows, seed %d, in %s\n", cfg.Rows, cfg.Seed, cfg.Dir)
+		start := time.Now()
+		f, err := Generate(cfg.Dir, cfg.Rows, cfg.Seed)
+		if err != nil {
+			return nil, err
+		}
+		files = f
+		fmt.Fprintf(cfg.Progress, "input: %s (%d bytes), %s (%d bytes), ready in %v\n",
+			files.CSV, files.CSVBytes, files.Gzip, files.GzipBytes, time.Since(start).Round(time.Millisecond))
 	}
-	fmt.Fprintf(cfg.Progress, "input: %s (%d bytes), %s (%d bytes), ready in %v\n",
-		files.CSV, files.CSVBytes, files.Gzip, files.GzipBytes, time.Since(start).Round(time.Millisecond))
 
 	var results []Result
 	var read *target // the server and dataset shared by the read workloads
@@ -43,11 +47,24 @@ func Run(ctx context.Context, cfg Config, workloads []string) ([]Result, error) 
 			read.close(cfg)
 		}
 	}()
+	var err error
 	for _, w := range Workloads {
 		if !slices.Contains(workloads, w) {
 			continue
 		}
-		if w != WorkloadImport && w != WorkloadImportURL && read == nil {
+		if w == WorkloadView && cfg.BaseURL != "" {
+			fmt.Fprintf(cfg.Progress, "view: skipped; it needs servers the harness starts, not -url\n")
+			continue
+		}
+		if w == WorkloadView && read != nil {
+			// The view runs start their own servers; stop the idle one.
+			if read.srv == nil {
+				read.c.Delete(context.WithoutCancel(ctx), readName)
+			}
+			read.close(cfg)
+			read = nil
+		}
+		if (w == WorkloadStats || w == WorkloadCSV) && read == nil {
 			fmt.Fprintf(cfg.Progress, "read workloads: loading %s\n", files.CSV)
 			if read, readName, err = loadTarget(ctx, cfg, files); err != nil {
 				return results, err
@@ -75,6 +92,14 @@ func Run(ctx context.Context, cfg Config, workloads []string) ([]Result, error) 
 		case WorkloadCSV:
 			rs, err = RunReadCSV(ctx, cfg, files, read.c, readName)
 			err = read.explain(err)
+		case WorkloadView:
+			var vf ViewFiles
+			start := time.Now()
+			if vf, err = GenerateView(cfg.Dir, cfg.ViewRows, cfg.Seed); err == nil {
+				fmt.Fprintf(cfg.Progress, "view input: %s (%d bytes), %s, %s, ready in %v\n",
+					vf.Base, vf.BaseBytes, vf.Weather, vf.Stores, time.Since(start).Round(time.Millisecond))
+				rs, err = RunView(ctx, cfg, vf)
+			}
 		}
 		results = append(results, rs...)
 		if err != nil {
