@@ -205,16 +205,24 @@ func fakeServe(args []string) int {
 	srv := &http.Server{Addr: *addr, Handler: mux}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
+	shut := make(chan struct{})
 	go func() {
 		<-ctx.Done()
 		srv.Shutdown(context.Background())
+		close(shut)
 	}()
 	if err := srv.ListenAndServe(); err != http.ErrServerClosed {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	// ListenAndServe returns when shutdown starts; handlers may still run
+	// until Shutdown returns.
+	<-shut
 	// The database file holds the row count of the dataset named base.
-	if b, ok := datasets["base"]; ok && *dataDir != "" {
+	mu.Lock()
+	b, ok := datasets["base"]
+	mu.Unlock()
+	if ok && *dataDir != "" {
 		n := bytes.Count(b, []byte("\n")) - 1
 		if err := os.WriteFile(filepath.Join(*dataDir, "vatic.duckdb"), []byte(strconv.Itoa(n)), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, err)
