@@ -39,6 +39,7 @@ fuzz:
 	go test -run '^$$' -fuzz '^FuzzParseICal$$' -fuzztime $(FUZZTIME) ./engine/calendar
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzParams$$' -fuzztime $(FUZZTIME) ./api
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzImportRequest$$' -fuzztime $(FUZZTIME) ./api
+	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzViewRequest$$' -fuzztime $(FUZZTIME) ./api
 
 lint:
 	test -z "$$(gofmt -l .)"

@@ -83,3 +83,36 @@ func FuzzImportRequest(f *testing.F) {
 		}
 	})
 }
+
+// FuzzViewRequest puts arbitrary view definitions over two small datasets:
+// never a 5xx, always JSON, and a created view can be read back.
+func FuzzViewRequest(f *testing.F) {
+	for _, seed := range []string{
+		`{}`, `""`, `{"dataSetName":"base"}`,
+		`{"dataSetName":"base","joins":[{"dataSet":{"name":"side"},"columnOptions":{"day":{"joinInterval":"Day"},"v":{"alias":"w"}}}]}`,
+		`{"dataSetName":"base","joins":[{"calendar":{"name":"Nexosis.Holidays-US"},"columnOptions":{"eventTimestamp":{"joinInterval":"week"}}}]}`,
+		`{"dataSetName":"base","joins":[{"calendar":{"url":"http://example.invalid/x.ics","timeZone":"Mars/Base"}}]}`,
+		`{"dataSetName":"base","joins":[{"dataSet":{"name":"side"},"columnOptions":{"v":{"joinTo":"x"}}}],"columns":{"x":{"role":"target"}}}`,
+		`{"dataSetName":"base","joins":[{"dataSet":{"name":"side"},"calendar":{}}]}`, `{"joins":[{"joins":[{"joins":[]}]}]}`,
+		`{"dataSetName":"base","columns":{"x":{"dataType":"string"}}}`, `{"dataSetName":"base","joins":[{"dataSet":{"name":"side"},"columnOptions":[]}]}`,
+	} {
+		f.Add(seed)
+	}
+	s := newServer(f, withGuard())
+	s.putCSV(f, "base", "day,x\n2017-07-04,1\n2017-07-05,2\n")
+	s.putCSV(f, "side", "day,v\n2017-07-04,3\n")
+	f.Fuzz(func(t *testing.T, body string) {
+		res := s.do(t, "PUT", "/v1/views/fuzzed", body, "Content-Type", "application/json")
+		if res.status >= 500 {
+			t.Fatalf("PUT /v1/views/fuzzed %q = %d %s", body, res.status, res.body)
+		}
+		if !strings.HasPrefix(res.header.Get("Content-Type"), "application/json") {
+			t.Fatalf("PUT %q: Content-Type %q", body, res.header.Get("Content-Type"))
+		}
+		if res.status == http.StatusCreated {
+			if got := s.do(t, "GET", "/v1/views/fuzzed", nil); got.status != http.StatusOK {
+				t.Fatalf("GET the created view after %q = %d %s", body, got.status, got.body)
+			}
+		}
+	})
+}

@@ -78,6 +78,18 @@ func TestCompile(t *testing.T) {
 	add("view without joins", q, nil, err)
 	q, err = view.Compile(base, []view.Join{weather, stores})
 	add("view joining a dataset by day and a lookup by key, with an alias", q, nil, err)
+	holidays := view.Join{LeftColumn: "hour", Calendar: &view.CalendarJoin{
+		Table: `"catalog"."calendar Nexosis.Holidays-US"`, Interval: "day", TimestampAs: "eventTimestamp", CalendarAs: "calendar:US Holidays",
+		Events: []view.EventColumn{{ID: 0, As: "event:US Holidays:New Year's Day"}, {ID: 1, As: "event:US Holidays:Independence Day"}},
+	}}
+	q, err = view.Compile(base, []view.Join{weather, holidays})
+	add("view joining a dataset and a holiday calendar by day", q, nil, err)
+	q = view.CalendarTable(`"catalog"."calendar Nexosis.Holidays-US"`)
+	add("calendar events table", q, nil, nil)
+	q = view.FillCalendar(`"catalog"."calendar Nexosis.Holidays-US"`)
+	add("fill a calendar from one bound JSON array", q, nil, nil)
+	q, err = view.Bounds("store sales", "hour")
+	add("date range of a base", q, nil, err)
 	q, err = view.CreateView("sales & weather", "SELECT 1")
 	add("define the DuckDB view", q, nil, err)
 	q, args, err = view.Select{Schema: view.ViewSchema, Dataset: "v", Columns: []string{"hour"}, OrderBy: "hour", Limit: 5}.SQL()

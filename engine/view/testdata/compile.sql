@@ -44,6 +44,18 @@ SELECT b."hour", b."store", b."sales" FROM "data"."store sales" AS b ORDER BY b.
 -- view joining a dataset by day and a lookup by key, with an alias
 SELECT b."hour", b."store", b."sales", j1."temp", j2."store sales" FROM "data"."store sales" AS b LEFT JOIN (SELECT date_trunc('day', "day") AS vatic_join_key, avg("temp") AS "temp" FROM "data"."weather" WHERE "day" IS NOT NULL GROUP BY 1) AS j1 ON j1.vatic_join_key = date_trunc('day', b."hour") LEFT JOIN (SELECT "store" AS vatic_join_key, sum("sales") AS "store sales" FROM "data"."stores" WHERE "store" IS NOT NULL GROUP BY 1) AS j2 ON j2.vatic_join_key = b."store" ORDER BY b.rowid;
 
+-- view joining a dataset and a holiday calendar by day
+SELECT b."hour", b."store", b."sales", j1."temp", j2."eventTimestamp", coalesce(j2."calendar:US Holidays", 0) AS "calendar:US Holidays", coalesce(j2."event:US Holidays:New Year's Day", 0) AS "event:US Holidays:New Year's Day", coalesce(j2."event:US Holidays:Independence Day", 0) AS "event:US Holidays:Independence Day" FROM "data"."store sales" AS b LEFT JOIN (SELECT date_trunc('day', "day") AS vatic_join_key, avg("temp") AS "temp" FROM "data"."weather" WHERE "day" IS NOT NULL GROUP BY 1) AS j1 ON j1.vatic_join_key = date_trunc('day', b."hour") LEFT JOIN (SELECT b2.rowid AS vatic_row, min(c.start) AS "eventTimestamp", 1 AS "calendar:US Holidays", max(CASE WHEN c.event_id = 0 THEN 1 ELSE 0 END) AS "event:US Holidays:New Year's Day", max(CASE WHEN c.event_id = 1 THEN 1 ELSE 0 END) AS "event:US Holidays:Independence Day" FROM "data"."store sales" AS b2 JOIN "catalog"."calendar Nexosis.Holidays-US" AS c ON date_trunc('day', b2."hour") >= date_trunc('day', c.start) AND date_trunc('day', b2."hour") <= date_trunc('day', c.stop - INTERVAL 1 MICROSECOND) GROUP BY b2.rowid) AS j2 ON j2.vatic_row = b.rowid ORDER BY b.rowid;
+
+-- calendar events table
+CREATE TABLE "catalog"."calendar Nexosis.Holidays-US" (event_id INTEGER NOT NULL, event VARCHAR NOT NULL, start TIMESTAMP NOT NULL, stop TIMESTAMP NOT NULL);
+
+-- fill a calendar from one bound JSON array
+INSERT INTO "catalog"."calendar Nexosis.Holidays-US" SELECT e.event_id, e.event, e.start, e.stop FROM (SELECT unnest(from_json(?, '[{"event_id":"INTEGER","event":"VARCHAR","start":"TIMESTAMP","stop":"TIMESTAMP"}]')) AS e);
+
+-- date range of a base
+SELECT min("hour"), max("hour") FROM "data"."store sales";
+
 -- define the DuckDB view
 CREATE OR REPLACE VIEW "views"."sales & weather" AS SELECT 1;
 
