@@ -33,7 +33,8 @@ func readRowsParams(r *http.Request) (rowsParams, error) {
 	if p.csv && !q.has("page") && !q.has("pageSize") {
 		limit = 0
 	}
-	p.query = engine.RowsQuery{Include: q.list("include"), Start: start, End: end, Page: pg, PageSize: limit}
+	// A CSV body carries no totalCount: skip counting.
+	p.query = engine.RowsQuery{Include: q.list("include"), Start: start, End: end, Page: pg, PageSize: limit, SkipTotal: p.csv}
 	return p, nil
 }
 

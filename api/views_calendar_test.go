@@ -211,3 +211,25 @@ func TestViewStats(t *testing.T) {
 	}
 	wantError(t, "unknown", s.do(t, "GET", "/v1/data/nope/stats", nil), 404, "NotFound", "itemType")
 }
+
+// When an override makes a joined column the timestamp, date ranges filter
+// on it and totalCount counts the filtered view rows.
+func TestViewJoinedTimestampRange(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	scenario(t, s)
+	v := `{"dataSetName":"sales","joins":[{"dataSet":{"name":"weather"},"columnOptions":{"day":{"joinInterval":"day"}}},
+		{"dataSet":{"name":"stores"},"columnOptions":{"sales":{"alias":"storeSales"}}}],
+		"columns":{"time":{"role":"none"},"observed":{"role":"timestamp"}}}`
+	s.mustPutView(t, "byobserved", v)
+	all := s.getView(t, "byobserved", "")
+	got := s.getView(t, "byobserved", "startDate=2017-07-04")
+	if got.TotalCount != int64(len(got.Data)) || got.TotalCount == 0 || got.TotalCount >= all.TotalCount {
+		t.Errorf("totalCount = %d with %d rows (of %d), want the filtered count", got.TotalCount, len(got.Data), all.TotalCount)
+	}
+	for _, r := range got.Data {
+		if r["observed"] < "2017-07-04" {
+			t.Errorf("row %v before the start date", r)
+		}
+	}
+}

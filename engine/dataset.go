@@ -70,9 +70,6 @@ const (
 	FormatJSON = ingest.FormatJSON
 )
 
-// DetectFormat guesses a body's format from its first bytes.
-func DetectFormat(prefix []byte) Format { return ingest.DetectFormat(prefix) }
-
 // PutRequest is one PUT /data/{name}: a body to add to (or create) a dataset.
 type PutRequest struct {
 	Name            string

@@ -62,6 +62,9 @@ type RowsQuery struct {
 	End      *time.Time // rows with timestamp ≤ End (time series only)
 	Page     int
 	PageSize int // 0 means every row from Page*0 on: the whole selection
+	// SkipTotal leaves Rows.Total at 0 for callers that do not report it
+	// (a CSV export), saving a count over the selection.
+	SkipTotal bool
 }
 
 // Rows is a selection of a dataset's rows, streamed as Arrow batches.
@@ -112,16 +115,10 @@ func (e *Engine) ReadRows(ctx context.Context, name string, q RowsQuery) (*Rows,
 	}
 	ts := d.ColumnWithRole(columnar.RoleTimestamp)
 	rng := view.Range{Column: ts, Start: q.Start, End: q.End}
-	cq, cargs, err := view.Count(d.Name, rng)
-	if err != nil {
-		return nil, err
-	}
-	r, err := e.store.Rows(ctx, cq, cargs...)
-	if err != nil {
-		return nil, fmt.Errorf("count rows of %q: %w", d.Name, err)
-	}
-	if err := scanOne(r, &out.Total); err != nil {
-		return nil, err
+	if !q.SkipTotal {
+		if out.Total, err = e.countRows(ctx, d.Name, rng); err != nil {
+			return nil, err
+		}
 	}
 	sel := view.Select{Dataset: d.Name, Columns: names, Range: rng, OrderBy: ts, Limit: q.PageSize, Offset: q.Page * q.PageSize}
 	sq, args, err := sel.SQL()
@@ -132,6 +129,20 @@ func (e *Engine) ReadRows(ctx context.Context, name string, q RowsQuery) (*Rows,
 		return nil, fmt.Errorf("read rows of %q: %w", d.Name, err)
 	}
 	return out, nil
+}
+
+// countRows counts a dataset's rows within a date range.
+func (e *Engine) countRows(ctx context.Context, dataset string, rng view.Range) (int64, error) {
+	q, args, err := view.Count(dataset, rng)
+	if err != nil {
+		return 0, err
+	}
+	r, err := e.store.Rows(ctx, q, args...)
+	if err != nil {
+		return 0, fmt.Errorf("count rows of %q: %w", dataset, err)
+	}
+	var n int64
+	return n, scanOne(r, &n)
 }
 
 func emptyReader() array.RecordReader {

@@ -56,6 +56,7 @@ type View struct {
 	sources   []string // datasets read, the base first
 	calendars []calendarUse
 	ts        string // the timestamp column, "" when none
+	tsInBase  bool   // ts is a column of the base dataset
 }
 
 // IsTimeSeries reports whether the view has a timestamp column.
@@ -177,6 +178,7 @@ func (e *Engine) planView(ctx context.Context, spec ViewSpec, fetch bool) (View,
 		}
 	}
 	v.ts = columnWithRole(v.Columns, columnar.RoleTimestamp)
+	_, v.tsInBase = findColumn(baseSrc.Columns, v.ts)
 	if v.sql, err = view.Compile(baseSrc, joins); err != nil {
 		return v, err
 	}
@@ -617,16 +619,18 @@ func (e *Engine) ReadViewRows(ctx context.Context, name string, q RowsQuery) (Vi
 		return v, out, nil
 	}
 	rng := view.Range{Column: v.ts, Start: q.Start, End: q.End}
-	cq, cargs, err := view.CountIn(view.ViewSchema, v.Name, rng)
-	if err != nil {
-		return v, nil, err
-	}
-	r, err := e.store.Rows(ctx, cq, cargs...)
-	if err != nil {
-		return v, nil, fmt.Errorf("count rows of view %q: %w", v.Name, err)
-	}
-	if err := scanOne(r, &out.Total); err != nil {
-		return v, nil, err
+	if !q.SkipTotal {
+		// Joins never add or remove base rows, so the base counts the view
+		// without running its joins; unless an override made a joined
+		// column the timestamp the range filters on.
+		if v.ts == "" || v.tsInBase {
+			out.Total, err = e.countRows(ctx, v.DataSetName, rng)
+		} else {
+			out.Total, err = e.countViewRows(ctx, v.Name, rng)
+		}
+		if err != nil {
+			return v, nil, err
+		}
 	}
 	sel := view.Select{Schema: view.ViewSchema, Dataset: v.Name, Columns: names, Range: rng, OrderBy: v.ts, Limit: q.PageSize, Offset: q.Page * q.PageSize}
 	sq, args, err := sel.SQL()
@@ -637,6 +641,20 @@ func (e *Engine) ReadViewRows(ctx context.Context, name string, q RowsQuery) (Vi
 		return v, nil, fmt.Errorf("read rows of view %q: %w", v.Name, err)
 	}
 	return v, out, nil
+}
+
+// countViewRows counts a view's rows within a date range by running it.
+func (e *Engine) countViewRows(ctx context.Context, name string, rng view.Range) (int64, error) {
+	q, args, err := view.CountIn(view.ViewSchema, name, rng)
+	if err != nil {
+		return 0, err
+	}
+	r, err := e.store.Rows(ctx, q, args...)
+	if err != nil {
+		return 0, fmt.Errorf("count rows of view %q: %w", name, err)
+	}
+	var n int64
+	return n, scanOne(r, &n)
 }
 
 // DeleteView removes a view (REFERENCE §4.4). Its sessions, models and
