@@ -1,0 +1,104 @@
+// Package regress holds the regression family of modelling sessions
+// (MODELLING §6.2): one algorithm per file, each fitting a Model that
+// predicts, reports its intrinsic feature importance, refits itself with the
+// hyper-parameters it chose, and serialises to bytes the engine stores.
+//
+// Inputs are dense float64 matrices with no missing values: the engine has
+// imputed and encoded them (MODELLING §1.2, §12). Algorithms that are
+// sensitive to scale standardise internally with the training mean and
+// sample standard deviation (Scaled reports it, so the contestant lists
+// "Scaled" among its dataSourceProperties) and keep the scaler in the model.
+package regress
+
+import (
+	"encoding"
+	"errors"
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Options are what a fit may use besides the data.
+type Options struct {
+	// Seed is the session seed (stats.SeedOf); every random choice draws
+	// from stats.Rand(Seed, "<key>/<consumer>").
+	Seed uint64
+	// Workers bounds the goroutines one fit may run (≥ 1).
+	Workers int
+}
+
+// Algorithm is one contestant family with its own hyper-parameter search
+// (internal cross-validation on the rows it is given).
+type Algorithm interface {
+	Key() string  // stable key, e.g. "ridge"
+	Name() string // display name, e.g. "Ridge Regression"
+	// Scaled reports whether the algorithm standardises its inputs.
+	Scaled() bool
+	// Fit searches the hyper-parameters and fits on all of x, y.
+	// x has len(y) rows; it is not modified and not retained.
+	Fit(x *mat.Dense, y []float64, opt Options) (Model, error)
+}
+
+// Model is a fitted regression model; it is safe for concurrent Predict.
+type Model interface {
+	// Key is the Algorithm's key.
+	Key() string
+	// Predict writes one prediction per row of x into dst (len = rows).
+	Predict(x mat.Matrix, dst []float64)
+	// Importance is the model's intrinsic importance per input column
+	// (|standardised coefficient|, tree gain, …), not normalised; nil when
+	// the family has none (k-NN).
+	Importance() []float64
+	// Refit fits the same hyper-parameters on new rows (the saved model is
+	// the champion refitted on every row, MODELLING §5.2).
+	Refit(x *mat.Dense, y []float64, opt Options) (Model, error)
+	encoding.BinaryMarshaler
+}
+
+// ErrTooFewRows is returned when a fit cannot run on so few rows.
+var ErrTooFewRows = errors.New("regress: too few rows")
+
+// unmarshalers maps a model key to its decoder; each algorithm file
+// registers itself in an init function.
+var unmarshalers = map[string]func([]byte) (Model, error){}
+
+func register(key string, f func([]byte) (Model, error)) {
+	if _, dup := unmarshalers[key]; dup {
+		panic("regress: duplicate model key " + key)
+	}
+	unmarshalers[key] = f
+}
+
+// Unmarshal decodes bytes written by a Model's MarshalBinary. The first
+// byte is the key's length and the key follows (see frame).
+func Unmarshal(data []byte) (Model, error) {
+	if len(data) < 1 || len(data) < 1+int(data[0]) {
+		return nil, errors.New("regress: model bytes too short")
+	}
+	key := string(data[1 : 1+int(data[0])])
+	f, ok := unmarshalers[key]
+	if !ok {
+		return nil, fmt.Errorf("regress: unknown model key %q", key)
+	}
+	return f(data[1+int(data[0]):])
+}
+
+// frame prefixes a model's payload with its key so Unmarshal can dispatch.
+func frame(key string, payload []byte) []byte {
+	out := make([]byte, 0, 1+len(key)+len(payload))
+	out = append(out, byte(len(key)))
+	out = append(out, key...)
+	return append(out, payload...)
+}
+
+// Algorithms is the regression line-up of MODELLING §6.2, in the order the
+// contest lists them.
+func Algorithms() []Algorithm {
+	return lineup
+}
+
+// lineup is filled by each algorithm file's init, in file-name order;
+// Algorithms sorts nothing, so the order is stable across runs.
+var lineup []Algorithm
+
+func addAlgorithm(a Algorithm) { lineup = append(lineup, a) }
