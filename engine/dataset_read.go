@@ -211,9 +211,8 @@ type DeleteQuery struct {
 
 // DeleteDataset removes a dataset, or only the rows in a date range (the
 // dataset stays, even when emptied). Dependents named by Cascade are
-// removed with it: views that read the dataset (cascade=view) today;
-// sessions, models and vocabularies hook in here as they arrive. Without
-// cascade, views stay and reading them answers 404 naming the dataset.
+// removed with it (see cascade). Without cascade, views stay and reading
+// them answers 404 naming the dataset; sessions and models stay too.
 func (e *Engine) DeleteDataset(ctx context.Context, name string, q DeleteQuery) error {
 	if err := checkRange(q.Start, q.End); err != nil {
 		return err
@@ -226,10 +225,8 @@ func (e *Engine) DeleteDataset(ctx context.Context, name string, q DeleteQuery) 
 	}
 	if q.Start == nil && q.End == nil {
 		return e.store.Tx(ctx, func(ctx context.Context) error {
-			if q.Cascade&CascadeViews != 0 {
-				if err := e.dropViewsOf(ctx, d.Name); err != nil {
-					return err
-				}
+			if err := e.cascade(ctx, d.Name, q.Cascade); err != nil {
+				return err
 			}
 			drop, err := view.Drop(d.Name)
 			if err != nil {
@@ -272,4 +269,26 @@ func (e *Engine) DeleteDataset(ctx context.Context, name string, q DeleteQuery) 
 		d.Modified = e.now()
 		return e.saveDataset(ctx, d)
 	})
+}
+
+// cascade removes a data source's dependents named by c: views that read
+// it (a dataset's), sessions run on it (session or forecast), and models
+// built on it.
+func (e *Engine) cascade(ctx context.Context, source string, c Cascade) error {
+	if c&CascadeViews != 0 {
+		if err := e.dropViewsOf(ctx, source); err != nil {
+			return err
+		}
+	}
+	if c&(CascadeSessions|CascadeForecasts) != 0 {
+		if err := e.sessionsOf(ctx, source); err != nil {
+			return err
+		}
+	}
+	if c&CascadeModels != 0 {
+		if err := e.modelsOf(ctx, source); err != nil {
+			return err
+		}
+	}
+	return nil
 }

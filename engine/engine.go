@@ -40,6 +40,14 @@ type Options struct {
 	// ImportMaxBytes caps an imported file after decompression (default
 	// 16 GiB).
 	ImportMaxBytes int64
+	// SessionConcurrency is how many sessions run at once (default 1: a
+	// session already uses every core).
+	SessionConcurrency int
+	// SessionTimeout bounds one session (default 1h).
+	SessionTimeout time.Duration
+	// Notifier delivers session status changes to callback URLs; nil sends
+	// none.
+	Notifier Notifier
 	// Allotments are the account quotas reported in the Nexosis-Account-*
 	// headers and enforced where the reference says so; zero fields default
 	// to math.MaxInt32, the original service's "unlimited".
@@ -79,6 +87,12 @@ func (o Options) withDefaults() Options {
 	if o.ImportTimeout <= 0 {
 		o.ImportTimeout = 2 * time.Hour
 	}
+	if o.SessionConcurrency <= 0 {
+		o.SessionConcurrency = 1
+	}
+	if o.SessionTimeout <= 0 {
+		o.SessionTimeout = time.Hour
+	}
 	if o.ImportMaxBytes <= 0 {
 		o.ImportMaxBytes = 16 << 30
 	}
@@ -99,7 +113,9 @@ type Engine struct {
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex // per dataset (lower-cased name)
 
-	imports *importPool // nil without a Fetcher
+	imports  *importPool // nil without a Fetcher
+	sessions *sessionPool
+	models   modelCache
 }
 
 // New opens an engine on store, applying catalog migrations first.
@@ -114,6 +130,10 @@ func New(ctx context.Context, store Store, opts Options) (*Engine, error) {
 			return nil, err
 		}
 	}
+	if err := e.startSessions(ctx); err != nil {
+		e.Close()
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -123,6 +143,9 @@ func New(ctx context.Context, store Store, opts Options) (*Engine, error) {
 func (e *Engine) Close() error {
 	if e.imports != nil {
 		e.imports.stop()
+	}
+	if e.sessions != nil {
+		e.sessions.stop()
 	}
 	return nil
 }
@@ -154,13 +177,18 @@ type Usage struct {
 // Allotments returns the configured quotas.
 func (e *Engine) Allotments() Allotments { return e.opts.Allotments }
 
-// Usage counts what the account uses now, from the catalog. Sessions and
-// predictions are counted once those features store them; until then there
-// are none.
+// Usage counts what the account uses now, from the catalog: stored
+// datasets, stored sessions other than estimates, and rows predicted
+// (REFERENCE §1.9; there is no billing cycle, so counts never reset).
 func (e *Engine) Usage(ctx context.Context) (Usage, error) {
-	n, err := e.countDatasets(ctx)
-	if err != nil {
-		return Usage{}, err
+	var u Usage
+	var err error
+	if u.DataSets, err = e.countDatasets(ctx); err != nil {
+		return u, err
 	}
-	return Usage{DataSets: n}, nil
+	if u.Sessions, err = e.countSessions(ctx); err != nil {
+		return u, err
+	}
+	u.Predictions, err = e.countPredictions(ctx)
+	return u, err
 }

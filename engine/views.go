@@ -165,7 +165,7 @@ func (e *Engine) planView(ctx context.Context, spec ViewSpec, fetch bool) (View,
 		v.Columns = append(v.Columns, cols...)
 		v.sources = append(v.sources, right.Name)
 	}
-	if err := applyOverrides(v.Columns, spec.Columns); err != nil {
+	if err := applyOverrides(v.Columns, spec.Columns, "view"); err != nil {
 		return v, err
 	}
 	// A joined column's aggregation, overridden or not, is how the join
@@ -494,9 +494,9 @@ func findColumn(cols []columnar.Column, name string) (columnar.Column, bool) {
 	return columnar.Column{}, false
 }
 
-// applyOverrides merges a view's column metadata overrides; a view cannot
-// change how a column is stored.
-func applyOverrides(cols []columnar.Column, specs []columnar.Spec) error {
+// applyOverrides merges column metadata overrides of a view or a session
+// (what names it in messages); neither can change how a column is stored.
+func applyOverrides(cols []columnar.Column, specs []columnar.Spec, what string) error {
 	if err := validSpecs(specs); err != nil {
 		return err
 	}
@@ -504,13 +504,13 @@ func applyOverrides(cols []columnar.Column, specs []columnar.Spec) error {
 	for _, s := range specs {
 		i := columnIndex(cols, s.Name)
 		if i < 0 {
-			reasons[s.Name] = append(reasons[s.Name], "The view has no column "+s.Name)
+			reasons[s.Name] = append(reasons[s.Name], "The "+what+" has no column "+s.Name)
 			continue
 		}
 		c := &cols[i]
 		if t, ok := columnar.ParseDataType(s.DataType); ok && s.DataType != "" {
 			if t.Storage() != c.DataType.Storage() {
-				reasons[s.Name] = append(reasons[s.Name], fmt.Sprintf("A view cannot change column %s from %s to %s", c.Name, c.DataType, t))
+				reasons[s.Name] = append(reasons[s.Name], fmt.Sprintf("A %s cannot change column %s from %s to %s", what, c.Name, c.DataType, t))
 				continue
 			}
 			c.DataType = t
@@ -657,10 +657,9 @@ func (e *Engine) countViewRows(ctx context.Context, name string, rng view.Range)
 	return n, scanOne(r, &n)
 }
 
-// DeleteView removes a view (REFERENCE §4.4). Its sessions, models and
-// vocabularies are removed with it when cascade names them, once those
-// exist.
-func (e *Engine) DeleteView(ctx context.Context, name string, _ Cascade) error {
+// DeleteView removes a view (REFERENCE §4.4). Its sessions and models
+// are removed with it when cascade names them.
+func (e *Engine) DeleteView(ctx context.Context, name string, c Cascade) error {
 	stored, ok, err := e.loadView(ctx, name)
 	if err != nil {
 		return err
@@ -670,7 +669,12 @@ func (e *Engine) DeleteView(ctx context.Context, name string, _ Cascade) error {
 	}
 	unlock := e.lock("view " + stored.Name)
 	defer unlock()
-	return e.store.Tx(ctx, func(ctx context.Context) error { return e.dropView(ctx, stored.Name) })
+	return e.store.Tx(ctx, func(ctx context.Context) error {
+		if err := e.cascade(ctx, stored.Name, c&^CascadeViews); err != nil {
+			return err
+		}
+		return e.dropView(ctx, stored.Name)
+	})
 }
 
 // dropViewsOf removes the views that read a dataset (dataset delete with

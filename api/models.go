@@ -1,0 +1,318 @@
+package api
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/vaticml/vatic/engine"
+)
+
+// maxPredictBytes bounds a predict body: its rows are scored in one
+// matrix, so they are held in memory.
+const maxPredictBytes = 64 << 20
+
+// modelJSON is a model summary (REFERENCE §2.7).
+type modelJSON struct {
+	Columns          columnsJSON        `json:"columns,omitempty"`
+	ModelID          string             `json:"modelId"`
+	SessionID        string             `json:"sessionId"`
+	PredictionDomain string             `json:"predictionDomain"`
+	DataSourceName   string             `json:"dataSourceName"`
+	CreatedDate      string             `json:"createdDate"`
+	Algorithm        engine.Algorithm   `json:"algorithm"`
+	ModelName        string             `json:"modelName"`
+	LastUsedDate     string             `json:"lastUsedDate,omitempty"`
+	Metrics          map[string]float64 `json:"metrics"`
+	Links            []link             `json:"links"`
+}
+
+func toModelJSON(base string, m engine.Model, detail bool) modelJSON {
+	out := modelJSON{Columns: m.Columns, ModelID: m.ID, SessionID: m.SessionID, PredictionDomain: m.Domain,
+		DataSourceName: m.DataSourceName, CreatedDate: formatEventTime(m.Created), Algorithm: m.Algorithm,
+		ModelName: m.Name, Metrics: m.Metrics}
+	if m.LastUsed != nil {
+		out.LastUsedDate = formatEventTime(*m.LastUsed)
+	}
+	if out.Metrics == nil {
+		out.Metrics = map[string]float64{}
+	}
+	train := link{"train", base + "/sessions/" + m.SessionID}
+	if detail {
+		out.Links = []link{{"self", base + "/models/" + m.ID}, train}
+	} else {
+		out.Links = []link{train}
+	}
+	return out
+}
+
+// modelQuery reads the selectors of GET and DELETE /models (REFERENCE
+// §8.1, §8.5).
+func modelQuery(q params) (engine.ModelQuery, error) {
+	var out engine.ModelQuery
+	var err error
+	out.ModelID = q.get("modelId")
+	out.DataSourceName = q.get("dataSourceName")
+	if out.DataSourceName == "" {
+		out.DataSourceName = q.get("dataSetName")
+	}
+	out.PartialModelName = q.get("partialModelName")
+	if out.CreatedAfter, err = firstDate(q, "createdAfterDate", "createdAfter"); err != nil {
+		return out, err
+	}
+	out.CreatedBefore, err = firstDate(q, "createdBeforeDate", "createdBefore")
+	return out, err
+}
+
+// listModels answers GET /models.
+func (s *Server) listModels(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	q := params(r.URL.Query())
+	pg, size, desc, err := q.listing()
+	if err != nil {
+		return err
+	}
+	mq, err := modelQuery(q)
+	if err != nil {
+		return err
+	}
+	mq.SortBy, mq.Desc, mq.DescGiven, mq.Page, mq.PageSize = q.get("sortBy"), desc, q.has("sortOrder"), pg, size
+	items, total, err := s.engine.ListModels(r.Context(), mq)
+	if err != nil {
+		return err
+	}
+	base := baseURL(r)
+	out := make([]modelJSON, len(items))
+	for i, m := range items {
+		out[i] = toModelJSON(base, m, false)
+	}
+	return writeList(w, r, pg, size, total, out)
+}
+
+// getModel answers GET /models/{id}.
+func (s *Server) getModel(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	m, err := s.engine.Model(r.Context(), p.ByName("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, toModelJSON(baseURL(r), m, true))
+}
+
+// deleteModel answers DELETE /models/{id}.
+func (s *Server) deleteModel(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	if err := s.engine.DeleteModel(r.Context(), p.ByName("id")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// deleteModels answers DELETE /models (REFERENCE §8.5).
+func (s *Server) deleteModels(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	mq, err := modelQuery(params(r.URL.Query()))
+	if err != nil {
+		return err
+	}
+	if err := s.engine.DeleteModels(r.Context(), mq); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// predict answers POST /models/{id}/predict (REFERENCE §8.3): rows as JSON
+// ({"data": [...]}) or CSV (Content-Type text/csv); the answer is JSON, or
+// CSV of the data rows when the client accepts text/csv.
+func (s *Server) predict(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	body := http.MaxBytesReader(w, r.Body, maxPredictBytes)
+	var req engine.PredictRequest
+	var err error
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if strings.EqualFold(mt, "text/csv") {
+		req.Rows, err = readPredictCSV(body)
+	} else {
+		req.Rows, err = readPredictJSON(body)
+	}
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return &engine.Error{Kind: engine.TooLarge, Msg: "The request body is too large",
+				Details: map[string]any{"data": []string{fmt.Sprintf("A predict request must be under %d bytes", maxPredictBytes)}}}
+		}
+		return err
+	}
+	out, err := s.engine.Predict(r.Context(), p.ByName("id"), req)
+	if err != nil {
+		return err
+	}
+	if wantsCSV(r) {
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		cw := csv.NewWriter(w)
+		_ = cw.Write(out.Columns)
+		for _, row := range out.Rows {
+			_ = cw.Write(row)
+		}
+		cw.Flush()
+		return nil
+	}
+	mj := toModelJSON(baseURL(r), out.Model, false)
+	mj.Columns, mj.Links = nil, []link{}
+	msgs := make([]message, len(out.Messages))
+	for i, m := range out.Messages {
+		msgs[i] = message{m.Severity, m.Text}
+	}
+	return writeJSON(w, http.StatusOK, struct {
+		Data     predictRows `json:"data"`
+		Messages []message   `json:"messages"`
+		modelJSON
+	}{predictRows{out.Columns, out.Rows}, msgs, mj})
+}
+
+// predictRows renders predicted rows as objects of strings, in column
+// order; a column a row did not have is left out of that row.
+type predictRows struct {
+	cols []string
+	rows [][]string
+}
+
+func (p predictRows) MarshalJSON() ([]byte, error) {
+	b := []byte{'['}
+	for i, row := range p.rows {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '{')
+		first := true
+		for j, v := range row {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = appendJSONString(b, p.cols[j])
+			b = append(b, ':')
+			b = appendJSONString(b, v)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']'), nil
+}
+
+// readPredictJSON reads {"data": [{column: value, …}, …], "extraParameters":
+// {…}}, keeping each row's column order; numbers keep their text.
+func readPredictJSON(r io.Reader) ([]engine.PredictRow, error) {
+	dec := json.NewDecoder(bufio.NewReader(r))
+	dec.UseNumber()
+	bad := func(msg string) error { return engine.Validation("data", msg) }
+	tok, err := dec.Token()
+	if err == io.EOF {
+		return nil, bad("The data field is required.")
+	}
+	if err != nil || tok != json.Delim('{') {
+		return nil, passMaxBytes(err, bad("The request body must be a JSON object with a data array"))
+	}
+	var rows []engine.PredictRow
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, passMaxBytes(err, bad("The request body is not valid JSON"))
+		}
+		key, _ := tok.(string)
+		if !strings.EqualFold(key, "data") {
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return nil, passMaxBytes(err, bad("The request body is not valid JSON"))
+			}
+			continue
+		}
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+			return nil, passMaxBytes(err, bad("Value for data must be an array of objects"))
+		}
+		for dec.More() {
+			row, err := readPredictRow(dec, len(rows))
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, row)
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, passMaxBytes(err, bad("The request body is not valid JSON"))
+		}
+	}
+	return rows, nil
+}
+
+func readPredictRow(dec *json.Decoder, index int) (engine.PredictRow, error) {
+	bad := engine.Validation("data", fmt.Sprintf("Row %d must be an object of column values", index))
+	var row engine.PredictRow
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return row, passMaxBytes(err, bad)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return row, passMaxBytes(err, bad)
+		}
+		name, _ := tok.(string)
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return row, passMaxBytes(err, bad)
+		}
+		switch v.(type) {
+		case nil, string, bool, json.Number:
+		default:
+			return row, engine.Validation(name, fmt.Sprintf("Row %d: the value of %s must be a string, number, boolean or null", index, name))
+		}
+		row.Names, row.Values = append(row.Names, name), append(row.Values, v)
+	}
+	if _, err := dec.Token(); err != nil {
+		return row, passMaxBytes(err, bad)
+	}
+	return row, nil
+}
+
+// passMaxBytes keeps a body-size error so the handler answers 413.
+func passMaxBytes(err, otherwise error) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return err
+	}
+	return otherwise
+}
+
+// readPredictCSV reads a header line and rows of values (Elm's predictRaw).
+func readPredictCSV(r io.Reader) ([]engine.PredictRow, error) {
+	cr := csv.NewReader(bufio.NewReader(r))
+	cr.FieldsPerRecord = -1
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, engine.Validation("data", "The data field is required.")
+	}
+	if err != nil {
+		return nil, passMaxBytes(err, engine.Validation("data", "The CSV header could not be read: "+err.Error()))
+	}
+	var rows []engine.PredictRow
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return rows, nil
+		}
+		if err != nil {
+			return nil, passMaxBytes(err, engine.Validation("data", fmt.Sprintf("Line %d could not be read: %v", line, err)))
+		}
+		if len(rec) != len(header) {
+			return nil, engine.Validation("data", fmt.Sprintf("Line %d has %d values; the header names %d columns", line, len(rec), len(header)))
+		}
+		row := engine.PredictRow{Names: header, Values: make([]any, len(rec))}
+		for i, v := range rec {
+			row.Values[i] = v
+		}
+		rows = append(rows, row)
+	}
+}

@@ -1,0 +1,384 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/vaticml/vatic/columnar"
+)
+
+// This file holds the SQL of the contest and model tables of the catalog.
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("engine: marshal %T: %v", v, err)) // only plain maps, slices and structs reach here
+	}
+	return string(b)
+}
+
+// finiteMetrics drops non-finite values, which JSON cannot carry
+// (MODELLING §0).
+func finiteMetrics(m map[string]float64) map[string]float64 {
+	out := make(map[string]float64, len(m))
+	for k, v := range m {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// clearSessionOutputs removes what a session run writes, so a run that
+// starts again starts clean.
+func (e *Engine) clearSessionOutputs(ctx context.Context, id string) error {
+	for _, q := range []string{
+		`DELETE FROM catalog.contestants WHERE session_id = ?`,
+		`DELETE FROM catalog.selection WHERE session_id = ?`,
+		`DELETE FROM catalog.session_features WHERE session_id = ?`,
+	} {
+		if _, err := e.store.Exec(ctx, q, id); err != nil {
+			return fmt.Errorf("clear session outputs: %w", err)
+		}
+	}
+	return e.dropResults(ctx, id)
+}
+
+func (e *Engine) saveContestants(ctx context.Context, id string, cs []contestant) error {
+	for i, c := range cs {
+		if _, err := e.store.Exec(ctx, `INSERT INTO catalog.contestants VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, c.ID, i, mustJSON(c.Algorithm), mustJSON(c.Properties), mustJSON(finiteMetrics(c.Metrics)), mustJSON(finiteMetrics(c.Importance)), nullable(c.Message)); err != nil {
+			return fmt.Errorf("save contestant: %w", err)
+		}
+	}
+	return nil
+}
+
+func (e *Engine) saveSelection(ctx context.Context, id string, sets []selectionSet) error {
+	for i, s := range sets {
+		if _, err := e.store.Exec(ctx, `INSERT INTO catalog.selection VALUES (?, ?, ?, ?)`,
+			id, i, mustJSON(s.Properties), mustJSON(finiteMetrics(s.Metrics))); err != nil {
+			return fmt.Errorf("save selection: %w", err)
+		}
+	}
+	return nil
+}
+
+// saveImportance stores the finite feature importances; it reports
+// whether there are any (supportsFeatureImportance).
+func (e *Engine) saveImportance(ctx context.Context, id string, features []string, imp []float64) (bool, error) {
+	any := false
+	for i, f := range features {
+		if i >= len(imp) || math.IsNaN(imp[i]) || math.IsInf(imp[i], 0) {
+			continue
+		}
+		any = true
+		if _, err := e.store.Exec(ctx, `INSERT INTO catalog.session_features VALUES (?, ?, ?)`, id, f, imp[i]); err != nil {
+			return false, fmt.Errorf("save feature importance: %w", err)
+		}
+	}
+	return any, nil
+}
+
+// finishSession records a completed contest's champion on the session.
+func (e *Engine) finishSession(ctx context.Context, id, modelID string, a Algorithm, metrics map[string]float64, champion string, supports bool) error {
+	_, err := e.store.Exec(ctx, `UPDATE catalog.sessions SET model_id = ?, algorithm = ?, metrics = ?, champion = ?, feature_importance = ? WHERE id = ?`,
+		modelID, mustJSON(a), mustJSON(finiteMetrics(metrics)), champion, supports, id)
+	if err != nil {
+		return fmt.Errorf("finish session: %w", err)
+	}
+	return nil
+}
+
+// sessionChampion returns the contestant id of a session's champion.
+func (e *Engine) sessionChampion(ctx context.Context, id string) (string, error) {
+	rows, err := e.store.Rows(ctx, `SELECT coalesce(champion, '') FROM catalog.sessions WHERE id = ?`, id)
+	if err != nil {
+		return "", err
+	}
+	var c string
+	return c, scanOne(rows, &c)
+}
+
+// Contestant is one contestant of a session's contest (REFERENCE §2.8).
+type Contestant struct {
+	ID         string
+	Algorithm  Algorithm
+	Properties []string
+	Metrics    map[string]float64
+	Importance map[string]float64
+	Message    string
+}
+
+// loadContestants returns a session's contestants in line-up order.
+func (e *Engine) loadContestants(ctx context.Context, id string) ([]Contestant, error) {
+	rows, err := e.store.Rows(ctx, `SELECT id, algorithm, properties, metrics, importance, message FROM catalog.contestants WHERE session_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Contestant
+	for rows.Next() {
+		var c Contestant
+		var algo, props, metrics, imp string
+		var msg sql.NullString
+		if err := rows.Scan(&c.ID, &algo, &props, &metrics, &imp, &msg); err != nil {
+			return nil, err
+		}
+		c.Message = msg.String
+		for _, p := range []struct {
+			raw string
+			dst any
+		}{{algo, &c.Algorithm}, {props, &c.Properties}, {metrics, &c.Metrics}, {imp, &c.Importance}} {
+			if err := json.Unmarshal([]byte(p.raw), p.dst); err != nil {
+				return nil, fmt.Errorf("contestant %s: %w", c.ID, err)
+			}
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// SelectionSet is one entry of /contest/selection.
+type SelectionSet struct {
+	Properties []string
+	Metrics    map[string]float64
+}
+
+func (e *Engine) loadSelection(ctx context.Context, id string) ([]SelectionSet, error) {
+	rows, err := e.store.Rows(ctx, `SELECT properties, metrics FROM catalog.selection WHERE session_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []SelectionSet{}
+	for rows.Next() {
+		var s SelectionSet
+		var props, metrics string
+		if err := rows.Scan(&props, &metrics); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(props), &s.Properties); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(metrics), &s.Metrics); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// FeatureScore is one feature's importance.
+type FeatureScore struct {
+	Feature string
+	Value   float64
+}
+
+// loadImportance returns a page of a session's feature importances, by
+// descending importance, and how many there are.
+func (e *Engine) loadImportance(ctx context.Context, id string, limit, offset int) ([]FeatureScore, int, error) {
+	rows, err := e.store.Rows(ctx, `SELECT count(*) FROM catalog.session_features WHERE session_id = ?`, id)
+	if err != nil {
+		return nil, 0, err
+	}
+	var total int
+	if err := scanOne(rows, &total); err != nil {
+		return nil, 0, err
+	}
+	rows, err = e.store.Rows(ctx, `SELECT feature, importance FROM catalog.session_features WHERE session_id = ?
+		ORDER BY importance DESC, feature LIMIT ? OFFSET ?`, id, limit, offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	out := []FeatureScore{}
+	for rows.Next() {
+		var f FeatureScore
+		if err := rows.Scan(&f.Feature, &f.Value); err != nil {
+			return nil, 0, err
+		}
+		out = append(out, f)
+	}
+	return out, total, rows.Err()
+}
+
+// storedModel is a model's catalog row without its bytes.
+type storedModel struct {
+	ID         string
+	SessionID  string
+	Domain     string
+	DataSource string
+	Name       string
+	Created    time.Time
+	LastUsed   *time.Time
+	Target     string
+	Algorithm  Algorithm
+	Metrics    map[string]float64
+	Columns    []columnar.Column
+}
+
+func (e *Engine) insertModel(ctx context.Context, m storedModel, blob []byte) error {
+	cols, err := columnsJSON(m.Columns)
+	if err != nil {
+		return err
+	}
+	if _, err := e.store.Exec(ctx, `INSERT INTO catalog.models VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?)`,
+		m.ID, m.SessionID, m.Domain, m.DataSource, m.Name, m.Created, m.Target, mustJSON(m.Algorithm), mustJSON(finiteMetrics(m.Metrics)), cols, blob); err != nil {
+		return fmt.Errorf("save model: %w", err)
+	}
+	return nil
+}
+
+// modelFilter selects models.
+type modelFilter struct {
+	ID            string
+	DataSource    string
+	PartialName   string
+	After, Before *time.Time
+	SortBy        string
+	Desc          bool
+	Limit, Offset int
+}
+
+func (f modelFilter) where() (string, []any) {
+	var conds []string
+	var args []any
+	add := func(cond string, v any) { conds, args = append(conds, cond), append(args, v) }
+	if f.ID != "" {
+		add("id = ?", f.ID)
+	}
+	if f.DataSource != "" {
+		add("lower(data_source) = lower(?)", f.DataSource)
+	}
+	if f.PartialName != "" {
+		add("contains(lower(name), lower(?))", f.PartialName)
+	}
+	if f.After != nil {
+		add("created >= ?", f.After.UTC())
+	}
+	if f.Before != nil {
+		add("created <= ?", f.Before.UTC())
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// listModels returns the models matching f and how many match.
+func (e *Engine) listModels(ctx context.Context, f modelFilter) ([]storedModel, int, error) {
+	where, args := f.where()
+	var total int
+	if f.ID == "" {
+		rows, err := e.store.Rows(ctx, `SELECT count(*) FROM catalog.models`+where, args...)
+		if err != nil {
+			return nil, 0, err
+		}
+		if err := scanOne(rows, &total); err != nil {
+			return nil, 0, err
+		}
+	}
+	order := map[string]string{"": "created", "id": "id", "modelname": "lower(name)", "datasourcename": "lower(data_source)",
+		"createddate": "created", "lastuseddate": "last_used", "predictiondomain": "domain"}[f.SortBy]
+	dir := "ASC"
+	if f.Desc {
+		dir = "DESC"
+	}
+	q := `SELECT id, session_id, domain, data_source, name, created, last_used, target, algorithm, metrics, columns FROM catalog.models` +
+		where + ` ORDER BY ` + order + ` ` + dir + ` NULLS LAST, id ` + dir
+	if f.Limit > 0 {
+		q += ` LIMIT ? OFFSET ?`
+		args = append(args, f.Limit, f.Offset)
+	}
+	rows, err := e.store.Rows(ctx, q, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []storedModel
+	for rows.Next() {
+		var m storedModel
+		var last sql.NullTime
+		var algo, metrics, cols string
+		if err := rows.Scan(&m.ID, &m.SessionID, &m.Domain, &m.DataSource, &m.Name, &m.Created, &last, &m.Target, &algo, &metrics, &cols); err != nil {
+			return nil, 0, err
+		}
+		m.Created = m.Created.UTC()
+		if last.Valid {
+			t := last.Time.UTC()
+			m.LastUsed = &t
+		}
+		if err := json.Unmarshal([]byte(algo), &m.Algorithm); err != nil {
+			return nil, 0, err
+		}
+		if err := json.Unmarshal([]byte(metrics), &m.Metrics); err != nil {
+			return nil, 0, err
+		}
+		if err := json.Unmarshal([]byte(cols), &m.Columns); err != nil {
+			return nil, 0, err
+		}
+		out = append(out, m)
+	}
+	return out, total, rows.Err()
+}
+
+func (e *Engine) modelBytes(ctx context.Context, id string) ([]byte, error) {
+	rows, err := e.store.Rows(ctx, `SELECT bytes FROM catalog.models WHERE id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	var b []byte
+	return b, scanOne(rows, &b)
+}
+
+func (e *Engine) deleteModelRows(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	sort.Strings(ids)
+	if _, err := e.store.Exec(ctx, `DELETE FROM catalog.models WHERE list_contains(from_json(?, '["VARCHAR"]'), id)`, stringList(ids)); err != nil {
+		return fmt.Errorf("delete models: %w", err)
+	}
+	return nil
+}
+
+func (e *Engine) touchModel(ctx context.Context, id string, at time.Time, rows int64) error {
+	return e.store.Tx(ctx, func(ctx context.Context) error {
+		if _, err := e.store.Exec(ctx, `UPDATE catalog.models SET last_used = ? WHERE id = ?`, at, id); err != nil {
+			return err
+		}
+		_, err := e.store.Exec(ctx, `INSERT INTO catalog.usage VALUES ('predictions', ?)
+			ON CONFLICT (what) DO UPDATE SET count = count + excluded.count`, rows)
+		return err
+	})
+}
+
+func (e *Engine) countPredictions(ctx context.Context) (int64, error) {
+	rows, err := e.store.Rows(ctx, `SELECT coalesce(sum(count), 0) FROM catalog.usage WHERE what = 'predictions'`)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	return n, scanOne(rows, &n)
+}
+
+// countTargetRows counts the rows of a data source with a target value.
+func (e *Engine) countTargetRows(ctx context.Context, source string, isView bool, target string) (int64, error) {
+	q, err := countValuesSQL(source, isView, target)
+	if err != nil {
+		return 0, err
+	}
+	rows, err := e.store.Rows(ctx, q)
+	if err != nil {
+		return 0, fmt.Errorf("count rows of %q: %w", source, err)
+	}
+	var n int64
+	return n, scanOne(rows, &n)
+}

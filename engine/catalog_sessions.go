@@ -1,0 +1,372 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/vaticml/vatic/columnar"
+	"github.com/vaticml/vatic/engine/view"
+)
+
+// This file holds the SQL of the session tables of the catalog.
+
+func (e *Engine) insertSession(ctx context.Context, s Session, rec sessionRecord) error {
+	req, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	cols, err := json.Marshal(s.Columns)
+	if err != nil {
+		return err
+	}
+	if _, err := e.store.Exec(ctx, `INSERT INTO catalog.sessions
+		(id, type, domain, status, data_source, target, name, event_name, callback_url, webhook_token, is_estimate, requested, status_date, request, columns)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		s.ID, string(s.Type), s.Domain, string(s.Status), s.DataSourceName, s.TargetColumn, s.Name, nullable(s.EventName),
+		s.CallbackURL, s.WebhookToken, s.IsEstimate, s.Requested, s.StatusDate, string(req), string(cols)); err != nil {
+		return fmt.Errorf("insert session: %w", err)
+	}
+	for _, h := range s.History {
+		if err := e.addSessionStatus(ctx, s.ID, h.Date, h.Status); err != nil {
+			return err
+		}
+	}
+	for _, m := range s.Messages {
+		if err := e.addSessionMessage(ctx, s.ID, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *Engine) addSessionStatus(ctx context.Context, id string, at time.Time, s Status) error {
+	_, err := e.store.Exec(ctx, `INSERT INTO catalog.session_history
+		SELECT ?, coalesce(max(seq), 0) + 1, ?, ? FROM catalog.session_history WHERE session_id = ?`, id, at, string(s), id)
+	if err != nil {
+		return fmt.Errorf("record session status: %w", err)
+	}
+	return nil
+}
+
+func (e *Engine) addSessionMessage(ctx context.Context, id string, m Message) error {
+	_, err := e.store.Exec(ctx, `INSERT INTO catalog.session_messages
+		SELECT ?, coalesce(max(seq), 0) + 1, ?, ? FROM catalog.session_messages WHERE session_id = ?`, id, m.Severity, m.Text, id)
+	if err != nil {
+		return fmt.Errorf("record session message: %w", err)
+	}
+	return nil
+}
+
+// setSessionStatus moves a session to s, recording the change.
+func (e *Engine) setSessionStatus(ctx context.Context, id string, s Status, msgs ...Message) error {
+	return e.store.Tx(ctx, func(ctx context.Context) error {
+		now := e.now()
+		if _, err := e.store.Exec(ctx, `UPDATE catalog.sessions SET status = ?, status_date = ? WHERE id = ?`, string(s), now, id); err != nil {
+			return fmt.Errorf("set session status: %w", err)
+		}
+		for _, m := range msgs {
+			if err := e.addSessionMessage(ctx, id, m); err != nil {
+				return err
+			}
+		}
+		return e.addSessionStatus(ctx, id, now, s)
+	})
+}
+
+// claimRequestedSession marks the oldest requested session started and
+// returns its id, or "" when none waits. It is the one place a session is
+// handed to a worker, so claiming can move to a shared database.
+func (e *Engine) claimRequestedSession(ctx context.Context) (string, error) {
+	var id string
+	err := e.store.Tx(ctx, func(ctx context.Context) error {
+		rows, err := e.store.Rows(ctx, `SELECT id FROM catalog.sessions WHERE status = 'requested' AND NOT deleted ORDER BY requested, id LIMIT 1`)
+		if err != nil {
+			return err
+		}
+		if err := scanOne(rows, &id); err == sql.ErrNoRows {
+			id = ""
+			return nil
+		} else if err != nil {
+			return err
+		}
+		now := e.now()
+		if _, err := e.store.Exec(ctx, `UPDATE catalog.sessions SET status = 'started', status_date = ? WHERE id = ?`, now, id); err != nil {
+			return err
+		}
+		return e.addSessionStatus(ctx, id, now, StatusStarted)
+	})
+	return id, err
+}
+
+// sessionRequest reads back what a session was asked to do.
+func (e *Engine) sessionRequest(ctx context.Context, id string) (sessionRecord, error) {
+	var raw string
+	rows, err := e.store.Rows(ctx, `SELECT request FROM catalog.sessions WHERE id = ?`, id)
+	if err != nil {
+		return sessionRecord{}, err
+	}
+	if err := scanOne(rows, &raw); err != nil {
+		return sessionRecord{}, err
+	}
+	var rec sessionRecord
+	return rec, json.Unmarshal([]byte(raw), &rec)
+}
+
+// unfinishedSessions lists sessions a previous process left requested,
+// started or being cancelled, and deleted ones awaiting their purge.
+func (e *Engine) unfinishedSessions(ctx context.Context) (started, pending, deleted []string, err error) {
+	rows, err := e.store.Rows(ctx, `SELECT id, status, deleted FROM catalog.sessions
+		WHERE deleted OR status IN ('started', 'cancellationPending') ORDER BY requested, id`)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("read unfinished sessions: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, st string
+		var del bool
+		if err := rows.Scan(&id, &st, &del); err != nil {
+			return nil, nil, nil, err
+		}
+		switch {
+		case del:
+			deleted = append(deleted, id)
+		case Status(st) == StatusStarted:
+			started = append(started, id)
+		default:
+			pending = append(pending, id)
+		}
+	}
+	return started, pending, deleted, rows.Err()
+}
+
+// hideSession marks a running session deleted; its worker purges it.
+func (e *Engine) hideSession(ctx context.Context, id string) error {
+	now := e.now()
+	if _, err := e.store.Exec(ctx, `UPDATE catalog.sessions SET deleted = true, status = 'cancellationPending', status_date = ? WHERE id = ?`, now, id); err != nil {
+		return fmt.Errorf("hide session: %w", err)
+	}
+	return e.addSessionStatus(ctx, id, now, StatusCancellationPending)
+}
+
+// purgeSession removes a session, its contest and its results tables.
+func (e *Engine) purgeSession(ctx context.Context, id string) error {
+	for _, q := range []string{
+		`DELETE FROM catalog.sessions WHERE id = ?`,
+		`DELETE FROM catalog.session_history WHERE session_id = ?`,
+		`DELETE FROM catalog.session_messages WHERE session_id = ?`,
+		`DELETE FROM catalog.contestants WHERE session_id = ?`,
+		`DELETE FROM catalog.selection WHERE session_id = ?`,
+		`DELETE FROM catalog.session_features WHERE session_id = ?`,
+	} {
+		if _, err := e.store.Exec(ctx, q, id); err != nil {
+			return fmt.Errorf("delete session: %w", err)
+		}
+	}
+	return e.dropResults(ctx, id)
+}
+
+// dropResults drops a session's tables in schema results.
+func (e *Engine) dropResults(ctx context.Context, id string) error {
+	for _, t := range []string{view.SnapshotTable(id), view.PredictionsTable(id)} {
+		q, err := view.DropResults(t)
+		if err != nil {
+			return err
+		}
+		if _, err := e.store.Exec(ctx, q); err != nil {
+			return fmt.Errorf("drop results of session %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// countSessions counts the sessions that use the session quota: every
+// stored session but estimates.
+func (e *Engine) countSessions(ctx context.Context) (int64, error) {
+	rows, err := e.store.Rows(ctx, `SELECT count(*) FROM catalog.sessions WHERE NOT is_estimate`)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	return n, scanOne(rows, &n)
+}
+
+// sessionFilter selects sessions for listSessions.
+type sessionFilter struct {
+	ID            string
+	DataSource    string
+	Event         string
+	Model         string
+	Type          string
+	After, Before *time.Time
+	SortBy        string
+	Desc          bool
+	Limit, Offset int
+}
+
+// listSessions returns the sessions matching f (never deleted ones) with
+// their histories, messages and columns, and how many match.
+func (e *Engine) listSessions(ctx context.Context, f sessionFilter) ([]Session, int, error) {
+	conds := []string{"NOT deleted"}
+	var args []any
+	add := func(cond string, v any) { conds, args = append(conds, cond), append(args, v) }
+	if f.ID != "" {
+		add("id = ?", f.ID)
+	}
+	if f.DataSource != "" {
+		add("lower(data_source) = lower(?)", f.DataSource)
+	}
+	if f.Event != "" {
+		add("lower(event_name) = lower(?)", f.Event)
+	}
+	if f.Model != "" {
+		add("model_id = ?", f.Model)
+	}
+	if f.Type != "" {
+		add("type = ?", f.Type)
+	}
+	if f.After != nil {
+		add("requested >= ?", f.After.UTC())
+	}
+	if f.Before != nil {
+		add("requested <= ?", f.Before.UTC())
+	}
+	where := " WHERE " + strings.Join(conds, " AND ")
+	var total int
+	if f.ID == "" {
+		rows, err := e.store.Rows(ctx, `SELECT count(*) FROM catalog.sessions`+where, args...)
+		if err != nil {
+			return nil, 0, err
+		}
+		if err := scanOne(rows, &total); err != nil {
+			return nil, 0, err
+		}
+	}
+	order := map[string]string{"": "requested", "id": "id", "datasourcename": "lower(data_source)", "name": "lower(name)",
+		"type": "type", "status": "status", "requesteddate": "requested", "currentstatusdate": "status_date"}[f.SortBy]
+	dir := "ASC"
+	if f.Desc {
+		dir = "DESC"
+	}
+	q := `SELECT id, type, domain, status, data_source, target, name, event_name, callback_url, webhook_token, is_estimate,
+		requested, status_date, request, columns, model_id, algorithm, metrics, feature_importance FROM catalog.sessions` + where +
+		` ORDER BY ` + order + ` ` + dir + `, id ` + dir
+	if f.Limit > 0 {
+		q += ` LIMIT ? OFFSET ?`
+		args = append(args, f.Limit, f.Offset)
+	}
+	rows, err := e.store.Rows(ctx, q, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []Session
+	index := map[string]int{}
+	for rows.Next() {
+		s, err := scanSession(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		index[s.ID] = len(out)
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	rows.Close()
+	if len(out) == 0 {
+		return out, total, nil
+	}
+	ids := make([]string, len(out))
+	for i, s := range out {
+		ids[i] = s.ID
+	}
+	hist, err := e.store.Rows(ctx, `SELECT session_id, date, status FROM catalog.session_history
+		WHERE list_contains(from_json(?, '["VARCHAR"]'), session_id) ORDER BY session_id, seq`, stringList(ids))
+	if err != nil {
+		return nil, 0, err
+	}
+	defer hist.Close()
+	for hist.Next() {
+		var id, st string
+		var at time.Time
+		if err := hist.Scan(&id, &at, &st); err != nil {
+			return nil, 0, err
+		}
+		s := &out[index[id]]
+		s.History = append(s.History, StatusChange{Date: at.UTC(), Status: Status(st)})
+	}
+	if err := hist.Err(); err != nil {
+		return nil, 0, err
+	}
+	msgs, err := e.store.Rows(ctx, `SELECT session_id, severity, message FROM catalog.session_messages
+		WHERE list_contains(from_json(?, '["VARCHAR"]'), session_id) ORDER BY session_id, seq`, stringList(ids))
+	if err != nil {
+		return nil, 0, err
+	}
+	defer msgs.Close()
+	for msgs.Next() {
+		var id string
+		var m Message
+		if err := msgs.Scan(&id, &m.Severity, &m.Text); err != nil {
+			return nil, 0, err
+		}
+		s := &out[index[id]]
+		s.Messages = append(s.Messages, m)
+	}
+	if err := msgs.Err(); err != nil {
+		return nil, 0, err
+	}
+	if e.sessions != nil {
+		for i := range out {
+			if out[i].Status == StatusStarted {
+				out[i].Progress = e.sessions.progressOf(out[i].ID)
+			}
+		}
+	}
+	return out, total, nil
+}
+
+func scanSession(rows *sql.Rows) (Session, error) {
+	var s Session
+	var typ, status, req, cols string
+	var event, model, algo, metrics sql.NullString
+	if err := rows.Scan(&s.ID, &typ, &s.Domain, &status, &s.DataSourceName, &s.TargetColumn, &s.Name, &event, &s.CallbackURL,
+		&s.WebhookToken, &s.IsEstimate, &s.Requested, &s.StatusDate, &req, &cols, &model, &algo, &metrics, &s.SupportsImportance); err != nil {
+		return s, err
+	}
+	s.Type, s.Status, s.EventName, s.ModelID = SessionType(typ), Status(status), event.String, model.String
+	s.Requested, s.StatusDate = s.Requested.UTC(), s.StatusDate.UTC()
+	s.History, s.Messages = []StatusChange{}, []Message{}
+	var rec sessionRecord
+	if err := json.Unmarshal([]byte(req), &rec); err != nil {
+		return s, fmt.Errorf("session %s request: %w", s.ID, err)
+	}
+	s.MissingValues = rec.Request.MissingValues
+	if err := json.Unmarshal([]byte(cols), &s.Columns); err != nil {
+		return s, fmt.Errorf("session %s columns: %w", s.ID, err)
+	}
+	if algo.Valid {
+		s.Algorithm = &Algorithm{}
+		if err := json.Unmarshal([]byte(algo.String), s.Algorithm); err != nil {
+			return s, err
+		}
+	}
+	if metrics.Valid {
+		if err := json.Unmarshal([]byte(metrics.String), &s.Metrics); err != nil {
+			return s, err
+		}
+	}
+	s.PredictionIntervals = []string{"0.5"}
+	s.Extra = []ExtraParam{}
+	return s, nil
+}
+
+// columnsJSON is a column list as the catalog stores it.
+func columnsJSON(cols []columnar.Column) (string, error) {
+	b, err := json.Marshal(cols)
+	return string(b), err
+}

@@ -1,0 +1,426 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vaticml/vatic/columnar"
+	"github.com/vaticml/vatic/engine/view"
+)
+
+// Model is a saved model as the API shows it (REFERENCE §2.7).
+type Model struct {
+	ID             string
+	SessionID      string
+	Domain         string
+	DataSourceName string
+	Name           string
+	Created        time.Time
+	LastUsed       *time.Time
+	Target         string
+	Algorithm      Algorithm
+	Metrics        map[string]float64
+	Columns        []columnar.Column
+}
+
+func (m storedModel) public() Model {
+	return Model{ID: m.ID, SessionID: m.SessionID, Domain: m.Domain, DataSourceName: m.DataSource, Name: m.Name,
+		Created: m.Created, LastUsed: m.LastUsed, Target: m.Target, Algorithm: m.Algorithm, Metrics: m.Metrics, Columns: m.Columns}
+}
+
+// ModelQuery selects models (REFERENCE §8.1, §8.5).
+type ModelQuery struct {
+	ModelID          string
+	DataSourceName   string
+	PartialModelName string
+	CreatedAfter     *time.Time
+	CreatedBefore    *time.Time
+	SortBy           string
+	Desc, DescGiven  bool
+	Page, PageSize   int
+}
+
+// ModelSortKeys are the sortBy values of GET /models.
+var ModelSortKeys = []string{"id", "modelName", "dataSourceName", "createdDate", "lastUsedDate", "predictionDomain"}
+
+func (q ModelQuery) filter() (modelFilter, error) {
+	f := modelFilter{DataSource: q.DataSourceName, PartialName: q.PartialModelName, After: q.CreatedAfter, Before: q.CreatedBefore}
+	if q.ModelID != "" {
+		id, err := parseID("modelId", q.ModelID)
+		if err != nil {
+			return f, err
+		}
+		f.ID = id
+	}
+	if q.CreatedAfter != nil && q.CreatedBefore != nil && q.CreatedAfter.After(*q.CreatedBefore) {
+		return f, &Error{Kind: InvalidDateRange, Msg: "createdAfterDate must be before createdBeforeDate",
+			Details: map[string]any{"createdAfterDate": []string{q.CreatedAfter.UTC().Format(time.RFC3339Nano)},
+				"createdBeforeDate": []string{q.CreatedBefore.UTC().Format(time.RFC3339Nano)}}}
+	}
+	return f, nil
+}
+
+// ListModels returns a page of models, newest first unless sorted, and
+// how many match.
+func (e *Engine) ListModels(ctx context.Context, q ModelQuery) ([]Model, int, error) {
+	if q.SortBy != "" && !containsFold(ModelSortKeys, q.SortBy) {
+		return nil, 0, Validation("sortBy", "Value for sortBy must be one of "+strings.Join(ModelSortKeys, ", "))
+	}
+	f, err := q.filter()
+	if err != nil {
+		return nil, 0, err
+	}
+	f.SortBy, f.Desc = strings.ToLower(q.SortBy), q.Desc
+	if !q.DescGiven && q.SortBy == "" {
+		f.Desc = true
+	}
+	f.Limit, f.Offset = q.PageSize, q.Page*q.PageSize
+	ms, total, err := e.listModels(ctx, f)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]Model, len(ms))
+	for i, m := range ms {
+		out[i] = m.public()
+	}
+	return out, total, nil
+}
+
+// Model returns a model by id (REFERENCE §8.2: 404 itemType modelId).
+func (e *Engine) Model(ctx context.Context, id string) (Model, error) {
+	mid, err := parseID("modelId", id)
+	if err != nil {
+		return Model{}, err
+	}
+	ms, _, err := e.listModels(ctx, modelFilter{ID: mid, Limit: 1})
+	if err != nil {
+		return Model{}, err
+	}
+	if len(ms) == 0 {
+		return Model{}, NotFoundError("modelId", id)
+	}
+	return ms[0].public(), nil
+}
+
+// DeleteModel removes a model.
+func (e *Engine) DeleteModel(ctx context.Context, id string) error {
+	m, err := e.Model(ctx, id)
+	if err != nil {
+		return err
+	}
+	e.models.forget(m.ID)
+	return e.deleteModelRows(ctx, []string{m.ID})
+}
+
+// DeleteModels removes the models matching q; at least one selector is
+// required so that no request deletes every model by accident (REFERENCE
+// §8.5).
+func (e *Engine) DeleteModels(ctx context.Context, q ModelQuery) error {
+	if q.ModelID == "" && q.DataSourceName == "" && q.PartialModelName == "" && q.CreatedAfter == nil && q.CreatedBefore == nil {
+		return &Error{Kind: ParametersRequired, Msg: "Some model selection parameters are required.", Details: map[string]any{}}
+	}
+	f, err := q.filter()
+	if err != nil {
+		return err
+	}
+	ms, _, err := e.listModels(ctx, f)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+		e.models.forget(m.ID)
+	}
+	return e.deleteModelRows(ctx, ids)
+}
+
+// modelsOf removes the models built on a data source (cascade=model).
+func (e *Engine) modelsOf(ctx context.Context, source string) error {
+	ms, _, err := e.listModels(ctx, modelFilter{DataSource: source})
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+		e.models.forget(m.ID)
+	}
+	return e.deleteModelRows(ctx, ids)
+}
+
+// modelCache keeps decoded models, so predict does not decode the bytes
+// on every request.
+type modelCache struct {
+	mu sync.Mutex
+	m  map[string]*loadedModel
+}
+
+func (c *modelCache) get(id string) (*loadedModel, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m, ok := c.m[id]
+	return m, ok
+}
+
+func (c *modelCache) put(id string, m *loadedModel) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= 64 {
+		c.m = map[string]*loadedModel{}
+	}
+	c.m[id] = m
+}
+
+func (c *modelCache) forget(id string) {
+	c.mu.Lock()
+	delete(c.m, id)
+	c.mu.Unlock()
+}
+
+// PredictRow is one submitted row: column name → value as given (a JSON
+// string, number, boolean or null; CSV values are strings).
+type PredictRow struct {
+	Names  []string
+	Values []any
+}
+
+// PredictRequest is a POST /models/{id}/predict body.
+type PredictRequest struct {
+	Rows []PredictRow
+}
+
+// Prediction is the answer: the model and each row echoed as text with
+// the prediction added under the target's name.
+type Prediction struct {
+	Model    Model
+	Columns  []string   // output columns, in order
+	Rows     [][]string // values as text, "" for missing
+	Messages []Message
+}
+
+// Predict scores rows with a saved model (REFERENCE §8.3, MODELLING §14):
+// the session's preparation is replayed (imputation with training
+// statistics, the same one-hot levels), every feature column must be
+// present, and each value must read as its column's type.
+func (e *Engine) Predict(ctx context.Context, id string, req PredictRequest) (Prediction, error) {
+	m, err := e.Model(ctx, id)
+	if err != nil {
+		return Prediction{}, err
+	}
+	if len(req.Rows) == 0 {
+		return Prediction{}, Validation("data", "The data field is required.")
+	}
+	n := int64(len(req.Rows))
+	if u, err := e.Usage(ctx); err != nil {
+		return Prediction{}, err
+	} else if u.Predictions+n > e.opts.Allotments.Predictions {
+		left := max(e.opts.Allotments.Predictions-u.Predictions, 0)
+		return Prediction{}, &Error{Kind: QuotaExceeded, Msg: fmt.Sprintf("Usage Alert - You have %d Predictions left for this cycle.", left)}
+	}
+	lm, ok := e.models.get(m.ID)
+	if !ok {
+		blob, err := e.modelBytes(ctx, m.ID)
+		if err != nil {
+			return Prediction{}, err
+		}
+		if lm, err = decodeModel(blob); err != nil {
+			return Prediction{}, err
+		}
+		e.models.put(m.ID, lm)
+	}
+	frame, cols, err := predictFrame(lm.pipeline, m.Columns, req.Rows)
+	if err != nil {
+		return Prediction{}, err
+	}
+	rows := make([]int, len(req.Rows))
+	for i := range rows {
+		rows[i] = i
+	}
+	x, err := lm.pipeline.encode(frame, rows)
+	if err != nil {
+		return Prediction{}, err
+	}
+	pred := make([]float64, len(rows))
+	lm.model.Predict(x, pred)
+	out := Prediction{Model: m, Messages: []Message{}}
+	index := map[string]int{}
+	for _, name := range cols {
+		if strings.EqualFold(name, m.Target) {
+			continue
+		}
+		index[strings.ToLower(name)] = len(out.Columns)
+		out.Columns = append(out.Columns, name)
+	}
+	out.Columns = append(out.Columns, m.Target)
+	out.Rows = make([][]string, len(req.Rows))
+	for i, r := range req.Rows {
+		row := make([]string, len(out.Columns))
+		for j, name := range r.Names {
+			if k, ok := index[strings.ToLower(name)]; ok {
+				row[k] = valueString(r.Values[j])
+			}
+		}
+		row[len(row)-1] = strconv.FormatFloat(pred[i], 'g', -1, 64)
+		out.Rows[i] = row
+	}
+	if err := e.touchModel(ctx, m.ID, e.now(), n); err != nil {
+		return Prediction{}, err
+	}
+	now := e.now()
+	out.Model.LastUsed = &now
+	return out, nil
+}
+
+// predictFrame reads submitted rows into frame columns for the model's
+// inputs, checking that each input column is present in every row's
+// schema (at least once) and each value has the column's type. It returns
+// every column name seen, in first-seen order, for the echo.
+func predictFrame(p pipeline, meta []columnar.Column, rows []PredictRow) ([]*frameColumn, []string, error) {
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range rows {
+		for _, n := range r.Names {
+			if k := strings.ToLower(n); !seen[k] {
+				seen[k] = true
+				names = append(names, n)
+			}
+		}
+	}
+	var missing []string
+	frame := make([]*frameColumn, len(p.Columns))
+	for i, pc := range p.Columns {
+		if !seen[strings.ToLower(pc.Name)] {
+			missing = append(missing, pc.Name)
+			continue
+		}
+		fc := &frameColumn{Name: pc.Name, Type: pc.Type}
+		for ri, r := range rows {
+			v, present := lookup(r, pc.Name)
+			if err := appendValue(fc, v, present); err != nil {
+				return nil, nil, &Error{Kind: Invalid, Msg: fmt.Sprintf("Row %d: %s", ri, err), Details: map[string]any{
+					pc.Name: []string{fmt.Sprintf("row %d: %s", ri, err)}}}
+			}
+		}
+		frame[i] = fc
+	}
+	if len(missing) > 0 {
+		details := map[string]any{}
+		for _, m := range missing {
+			details[m] = []string{"The model needs column " + m + "; no row has it."}
+		}
+		return nil, nil, &Error{Kind: Invalid, Msg: "Feature columns are missing from the data: " + strings.Join(missing, ", "), Details: details}
+	}
+	_ = meta
+	return frame, names, nil
+}
+
+func lookup(r PredictRow, name string) (any, bool) {
+	for i, n := range r.Names {
+		if strings.EqualFold(n, name) {
+			return r.Values[i], true
+		}
+	}
+	return nil, false
+}
+
+// appendValue adds one submitted value to a frame column; absent, null and
+// empty values are missing (imputed).
+func appendValue(fc *frameColumn, v any, present bool) error {
+	s, isString := v.(string)
+	missing := !present || v == nil || (isString && strings.TrimSpace(s) == "")
+	if fc.isText() {
+		if missing {
+			fc.Text, fc.OK = append(fc.Text, ""), append(fc.OK, false)
+			return nil
+		}
+		fc.Text, fc.OK = append(fc.Text, valueString(v)), append(fc.OK, true)
+		return nil
+	}
+	if missing {
+		fc.Num = append(fc.Num, math.NaN())
+		return nil
+	}
+	switch fc.Type {
+	case columnar.Logical:
+		switch x := v.(type) {
+		case bool:
+			fc.Num = append(fc.Num, b2f(x))
+			return nil
+		case float64, json.Number:
+			if t := valueString(x); t == "0" || t == "1" {
+				fc.Num = append(fc.Num, map[string]float64{"0": 0, "1": 1}[t])
+				return nil
+			}
+		case string:
+			if b, ok := parseLogical(x); ok {
+				fc.Num = append(fc.Num, b2f(b))
+				return nil
+			}
+		}
+		return fmt.Errorf("value %q of %s is not a logical value", valueString(v), fc.Name)
+	case columnar.Date:
+		if t, ok := columnar.ParseTime(valueString(v)); ok {
+			fc.Num = append(fc.Num, float64(t.UnixNano())/1e9)
+			return nil
+		}
+		return fmt.Errorf("value %q of %s is not a date", valueString(v), fc.Name)
+	}
+	switch x := v.(type) {
+	case float64:
+		fc.Num = append(fc.Num, x)
+		return nil
+	case json.Number:
+		if f, err := x.Float64(); err == nil {
+			fc.Num = append(fc.Num, f)
+			return nil
+		}
+	case bool:
+		fc.Num = append(fc.Num, b2f(x))
+		return nil
+	case string:
+		if f, ok := parseNumber(strings.TrimSpace(x)); ok {
+			fc.Num = append(fc.Num, f)
+			return nil
+		}
+	}
+	return fmt.Errorf("value %q of %s is not a number", valueString(v), fc.Name)
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// valueString renders a submitted value as the response echoes it.
+func valueString(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case json.Number:
+		return string(x)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	return fmt.Sprint(v)
+}
+
+func countValuesSQL(source string, isView bool, column string) (string, error) {
+	schema := view.DataSchema
+	if isView {
+		schema = view.ViewSchema
+	}
+	return view.CountValues(schema, source, column)
+}

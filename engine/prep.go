@@ -1,0 +1,404 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/vaticml/vatic/columnar"
+	"github.com/vaticml/vatic/engine/view"
+)
+
+// This file turns a session's rows into the numeric matrix the algorithms
+// see (MODELLING §1.2, §12): imputation with statistics of the training
+// rows, logical as 1/0, one-hot strings named <column>:<value>, dates
+// expanded into parts. The fitted preparation is part of the saved model,
+// so predict replays it on new rows.
+
+// frameColumn holds one column of a session's rows: numbers (numeric,
+// logical as 1/0, dates as Unix seconds) with NaN for missing, or text
+// with ok=false for missing.
+type frameColumn struct {
+	Name string
+	Type columnar.DataType
+	Num  []float64
+	Text []string
+	OK   []bool // text columns: value present
+}
+
+func (c *frameColumn) isText() bool { return c.Type == columnar.String || c.Type == columnar.Text }
+
+func (c *frameColumn) length() int {
+	if c.isText() {
+		return len(c.Text)
+	}
+	return len(c.Num)
+}
+
+// readFrame drains an Arrow reader into columns typed by cols (by name).
+func readFrame(rr array.RecordReader, cols []columnar.Column) ([]*frameColumn, error) {
+	out := make([]*frameColumn, len(cols))
+	for i, c := range cols {
+		out[i] = &frameColumn{Name: c.Name, Type: c.DataType}
+	}
+	for rr.Next() {
+		rec := rr.RecordBatch()
+		for i, fc := range out {
+			if err := appendArray(fc, rec.Column(i)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, rr.Err()
+}
+
+// appendArray appends one Arrow array to a frame column, converting what
+// the column's type needs.
+func appendArray(fc *frameColumn, arr arrow.Array) error {
+	n := arr.Len()
+	if fc.isText() {
+		for i := range n {
+			if arr.IsNull(i) {
+				fc.Text, fc.OK = append(fc.Text, ""), append(fc.OK, false)
+				continue
+			}
+			fc.Text, fc.OK = append(fc.Text, arrayText(arr, i)), append(fc.OK, true)
+		}
+		return nil
+	}
+	switch a := arr.(type) {
+	case *array.Float64:
+		for i := range n {
+			if a.IsNull(i) {
+				fc.Num = append(fc.Num, math.NaN())
+			} else {
+				fc.Num = append(fc.Num, a.Value(i))
+			}
+		}
+	case *array.Boolean:
+		for i := range n {
+			switch {
+			case a.IsNull(i):
+				fc.Num = append(fc.Num, math.NaN())
+			case a.Value(i):
+				fc.Num = append(fc.Num, 1)
+			default:
+				fc.Num = append(fc.Num, 0)
+			}
+		}
+	case *array.Timestamp:
+		unit := a.DataType().(*arrow.TimestampType).Unit
+		for i := range n {
+			if a.IsNull(i) {
+				fc.Num = append(fc.Num, math.NaN())
+			} else {
+				fc.Num = append(fc.Num, float64(a.Value(i).ToTime(unit).UnixNano())/1e9)
+			}
+		}
+	default:
+		for i := range n {
+			v := math.NaN()
+			if !arr.IsNull(i) {
+				if f, ok := parseNumber(arrayText(arr, i)); ok {
+					v = f
+				}
+			}
+			fc.Num = append(fc.Num, v)
+		}
+	}
+	return nil
+}
+
+// arrayText is a value as text (strings as stored, others formatted).
+func arrayText(arr arrow.Array, i int) string {
+	switch a := arr.(type) {
+	case *array.String:
+		return a.Value(i)
+	case *array.LargeString:
+		return a.Value(i)
+	case *array.StringView:
+		return a.Value(i)
+	}
+	return arr.ValueStr(i)
+}
+
+// prepColumn is the fitted preparation of one input column.
+type prepColumn struct {
+	Name string            `json:"name"`
+	Type columnar.DataType `json:"type"`
+	// Fill replaces a missing number (numeric, logical, date seconds).
+	Fill float64 `json:"fill,omitempty"`
+	// FillText replaces a missing string (the training mode).
+	FillText string `json:"fillText,omitempty"`
+	// Levels are the one-hot levels of a string column (lower-cased).
+	Levels []string `json:"levels,omitempty"`
+	// Hour says a date column carries a time of day, so it expands to an
+	// hour part too.
+	Hour bool `json:"hour,omitempty"`
+}
+
+// pipeline is the fitted preparation of a session's inputs.
+type pipeline struct {
+	Columns []prepColumn `json:"columns"`
+	Target  string       `json:"target"`
+}
+
+// fitPipeline fits the preparation of the feature columns on the given
+// rows (the training rows; all rows for the saved model).
+func fitPipeline(frame []*frameColumn, meta []columnar.Column, rows []int) pipeline {
+	var p pipeline
+	for i, fc := range frame {
+		c := meta[i]
+		if c.Role == columnar.RoleTarget {
+			p.Target = c.Name
+		}
+		if !isFeature(c) {
+			continue
+		}
+		pc := prepColumn{Name: c.Name, Type: c.DataType}
+		switch {
+		case fc.isText():
+			pc.Levels, pc.FillText = levels(fc, rows)
+		default:
+			vals := make([]float64, 0, len(rows))
+			for _, r := range rows {
+				if v := fc.Num[r]; !math.IsNaN(v) {
+					vals = append(vals, v)
+				}
+			}
+			pc.Fill = impute(vals, imputationOf(c))
+			if c.DataType == columnar.Date {
+				for _, v := range vals {
+					if math.Mod(v, 86400) != 0 {
+						pc.Hour = true
+						break
+					}
+				}
+			}
+		}
+		p.Columns = append(p.Columns, pc)
+	}
+	return p
+}
+
+// imputationOf is a column's imputation, or its type's default (MODELLING
+// §12.3) when none is set.
+func imputationOf(c columnar.Column) columnar.Imputation {
+	if c.Imputation != "" {
+		return c.Imputation
+	}
+	switch c.DataType {
+	case columnar.NumericMeasure:
+		return columnar.ImputeMean
+	case columnar.Numeric:
+		return columnar.ImputeZeroes
+	}
+	return columnar.ImputeMode
+}
+
+// impute computes the fill value of a strategy over the present values
+// (MODELLING §12.2: median is the lower middle value, mode ties go to the
+// smallest value); 0 when there are none.
+func impute(vals []float64, how columnar.Imputation) float64 {
+	if len(vals) == 0 {
+		return 0
+	}
+	switch how {
+	case columnar.ImputeMean:
+		var s float64
+		for _, v := range vals {
+			s += v
+		}
+		return s / float64(len(vals))
+	case columnar.ImputeMedian, columnar.ImputeMode, columnar.ImputeMin, columnar.ImputeMax:
+		sorted := slices.Clone(vals)
+		slices.Sort(sorted)
+		switch how {
+		case columnar.ImputeMedian:
+			return sorted[(len(sorted)-1)/2]
+		case columnar.ImputeMin:
+			return sorted[0]
+		case columnar.ImputeMax:
+			return sorted[len(sorted)-1]
+		}
+		best, bestN := sorted[0], 0
+		for i := 0; i < len(sorted); {
+			j := i
+			for j < len(sorted) && sorted[j] == sorted[i] {
+				j++
+			}
+			if j-i > bestN {
+				best, bestN = sorted[i], j-i
+			}
+			i = j
+		}
+		return best
+	}
+	return 0
+}
+
+// levels lists a string column's distinct lower-cased values in the given
+// rows, sorted, and the most frequent (ties: first in order).
+func levels(fc *frameColumn, rows []int) ([]string, string) {
+	counts := map[string]int{}
+	for _, r := range rows {
+		if fc.OK[r] {
+			counts[strings.ToLower(fc.Text[r])]++
+		}
+	}
+	out := make([]string, 0, len(counts))
+	for v := range counts {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	mode, best := "", 0
+	for _, v := range out {
+		if counts[v] > best {
+			mode, best = v, counts[v]
+		}
+	}
+	return out, mode
+}
+
+// datePartNames are the parts a date feature expands into.
+var datePartNames = []string{"year", "month", "dayOfWeek", "dayOfYear"}
+
+// Features names the encoded input columns in matrix order.
+func (p pipeline) Features() []string {
+	var out []string
+	for _, c := range p.Columns {
+		switch {
+		case c.Type == columnar.String || c.Type == columnar.Text:
+			for _, l := range c.Levels {
+				out = append(out, c.Name+":"+l)
+			}
+		case c.Type == columnar.Date:
+			for _, part := range datePartNames {
+				out = append(out, c.Name+":"+part)
+			}
+			if c.Hour {
+				out = append(out, c.Name+":hour")
+			}
+		default:
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// discrete says which encoded features take only a few values (one-hot and
+// logical), for the feature importance estimator.
+func (p pipeline) discrete() []bool {
+	var out []bool
+	for _, c := range p.Columns {
+		switch {
+		case c.Type == columnar.String || c.Type == columnar.Text:
+			for range c.Levels {
+				out = append(out, true)
+			}
+		case c.Type == columnar.Date:
+			for range datePartNames {
+				out = append(out, false)
+			}
+			if c.Hour {
+				out = append(out, false)
+			}
+		default:
+			out = append(out, c.Type == columnar.Logical)
+		}
+	}
+	return out
+}
+
+// encode builds the matrix of the given rows; frame columns are found by
+// name (case-insensitively), so predict can pass columns in any order.
+func (p pipeline) encode(frame []*frameColumn, rows []int) (*mat.Dense, error) {
+	byName := map[string]*frameColumn{}
+	for _, fc := range frame {
+		byName[strings.ToLower(fc.Name)] = fc
+	}
+	width := len(p.Features())
+	x := mat.NewDense(max(len(rows), 1), max(width, 1), nil)
+	col := 0
+	for _, pc := range p.Columns {
+		fc, ok := byName[strings.ToLower(pc.Name)]
+		if !ok {
+			return nil, fmt.Errorf("column %s is missing", pc.Name)
+		}
+		switch {
+		case pc.Type == columnar.String || pc.Type == columnar.Text:
+			index := make(map[string]int, len(pc.Levels))
+			for i, l := range pc.Levels {
+				index[l] = i
+			}
+			for i, r := range rows {
+				v := pc.FillText
+				if fc.OK[r] {
+					v = strings.ToLower(fc.Text[r])
+				}
+				if j, ok := index[v]; ok {
+					x.Set(i, col+j, 1)
+				}
+			}
+			col += len(pc.Levels)
+		case pc.Type == columnar.Date:
+			for i, r := range rows {
+				v := fc.Num[r]
+				if math.IsNaN(v) {
+					v = pc.Fill
+				}
+				t := time.Unix(0, int64(v*1e9)).UTC()
+				x.Set(i, col, float64(t.Year()))
+				x.Set(i, col+1, float64(t.Month()))
+				x.Set(i, col+2, float64(t.Weekday()))
+				x.Set(i, col+3, float64(t.YearDay()))
+				if pc.Hour {
+					x.Set(i, col+4, float64(t.Hour()))
+				}
+			}
+			col += len(datePartNames)
+			if pc.Hour {
+				col++
+			}
+		default:
+			for i, r := range rows {
+				v := fc.Num[r]
+				if math.IsNaN(v) {
+					v = pc.Fill
+				}
+				x.Set(i, col, v)
+			}
+			col++
+		}
+	}
+	if len(rows) == 0 || width == 0 {
+		return nil, fmt.Errorf("nothing to encode: %d rows, %d features", len(rows), width)
+	}
+	return x, nil
+}
+
+// readSnapshot reads a session's snapshot columns.
+func (e *Engine) readSnapshot(ctx context.Context, session string, cols []columnar.Column) ([]*frameColumn, error) {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	q, err := view.ReadSnapshot(view.SnapshotTable(session), names)
+	if err != nil {
+		return nil, err
+	}
+	rr, err := e.store.Query(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("read session data: %w", err)
+	}
+	defer rr.Release()
+	return readFrame(rr, cols)
+}

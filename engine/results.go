@@ -1,0 +1,176 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/vaticml/vatic/columnar"
+	"github.com/vaticml/vatic/engine/view"
+)
+
+// Page selects a page of result rows; PageSize 0 means every row.
+type Page struct {
+	Page, PageSize int
+}
+
+// SessionResults returns a session with its results rows (REFERENCE
+// §6.10): the champion's test rows for a model session. Before completion,
+// or for a session that failed, there are no rows.
+func (e *Engine) SessionResults(ctx context.Context, id string, p Page) (Session, *Rows, error) {
+	s, err := e.Session(ctx, id)
+	if err != nil {
+		return s, nil, err
+	}
+	if s.Status != StatusCompleted {
+		return s, &Rows{Reader: emptyReader()}, nil
+	}
+	champ, err := e.sessionChampion(ctx, s.ID)
+	if err != nil {
+		return s, nil, err
+	}
+	rows, err := e.testRows(ctx, s, champ, p)
+	return s, rows, err
+}
+
+// testRows reads one contestant's test rows: the data source's columns as
+// given, the prediction under the target's name and <target>:actual.
+func (e *Engine) testRows(ctx context.Context, s Session, contestant string, p Page) (*Rows, error) {
+	var cols []columnar.Column
+	var names []string
+	var target columnar.Column
+	for _, c := range s.Columns {
+		switch {
+		case c.Role == columnar.RoleNone:
+		case c.Name == s.TargetColumn:
+			target = c
+		default:
+			cols = append(cols, c)
+			names = append(names, c.Name)
+		}
+	}
+	out := &Rows{Columns: append(cols, target, columnar.Column{Name: target.Name + ":actual", DataType: target.DataType, Role: columnar.RoleNone})}
+	q, args, err := view.CountTestRows(s.ID, contestant)
+	if err != nil {
+		return nil, err
+	}
+	r, err := e.store.Rows(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("count results of session %s: %w", s.ID, err)
+	}
+	if err := scanOne(r, &out.Total); err != nil {
+		return nil, err
+	}
+	q, args, err = view.TestRows(s.ID, names, s.TargetColumn, contestant, p.PageSize, p.Page*p.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	if out.Reader, err = e.store.Query(ctx, q, args...); err != nil {
+		return nil, fmt.Errorf("read results of session %s: %w", s.ID, err)
+	}
+	return out, nil
+}
+
+// Contest is a session's contest (REFERENCE §7.1).
+type Contest struct {
+	Session        Session
+	ChampionMetric string
+	Champion       Contestant
+	Contestants    []Contestant
+}
+
+// championMetric is the metric the champion was chosen by, per domain
+// (MODELLING §15).
+func championMetric(domain string) string {
+	switch domain {
+	case DomainClassification:
+		return "macroAverageF1Score"
+	case DomainAnomalies:
+		return "percentAnomalies"
+	case DomainRegression:
+		return "rootMeanSquareError"
+	}
+	return "meanAbsoluteError"
+}
+
+// SessionContest returns a completed session's contest; before completion
+// there is none (404 itemType contest, REFERENCE §7).
+func (e *Engine) SessionContest(ctx context.Context, id string) (Contest, error) {
+	s, err := e.Session(ctx, id)
+	if err != nil {
+		return Contest{}, err
+	}
+	c := Contest{Session: s, ChampionMetric: championMetric(s.Domain)}
+	if s.Status != StatusCompleted || s.IsEstimate {
+		return c, NotFoundError("contest", id)
+	}
+	champ, err := e.sessionChampion(ctx, s.ID)
+	if err != nil {
+		return c, err
+	}
+	if c.Contestants, err = e.loadContestants(ctx, s.ID); err != nil {
+		return c, err
+	}
+	for _, ct := range c.Contestants {
+		if ct.ID == champ {
+			c.Champion = ct
+		}
+	}
+	return c, nil
+}
+
+// ContestantRows returns one contestant (the champion when contestant is
+// "") with a page of its test rows (REFERENCE §7.2, §7.4).
+func (e *Engine) ContestantRows(ctx context.Context, id, contestant string, p Page) (Contestant, *Rows, error) {
+	c, err := e.SessionContest(ctx, id)
+	if err != nil {
+		return Contestant{}, nil, err
+	}
+	ct := c.Champion
+	if contestant != "" {
+		cid, err := parseID("contestantId", contestant)
+		if err != nil {
+			return Contestant{}, nil, err
+		}
+		found := false
+		for _, x := range c.Contestants {
+			if x.ID == cid {
+				ct, found = x, true
+			}
+		}
+		if !found {
+			return Contestant{}, nil, NotFoundError("contestant", contestant)
+		}
+	}
+	rows, err := e.testRows(ctx, c.Session, ct.ID, p)
+	return ct, rows, err
+}
+
+// SessionSelection returns the data variants of a session's contest
+// (REFERENCE §7.5).
+func (e *Engine) SessionSelection(ctx context.Context, id string) (Session, []SelectionSet, error) {
+	c, err := e.SessionContest(ctx, id)
+	if err != nil {
+		return c.Session, nil, err
+	}
+	sets, err := e.loadSelection(ctx, c.Session.ID)
+	return c.Session, sets, err
+}
+
+// FeatureImportance returns a page of a session's feature importances by
+// descending importance and how many there are (REFERENCE §6.15); none
+// before completion.
+func (e *Engine) FeatureImportance(ctx context.Context, id string, p Page) (Session, []FeatureScore, int, error) {
+	s, err := e.Session(ctx, id)
+	if err != nil {
+		return s, nil, 0, err
+	}
+	if !s.SupportsImportance {
+		return s, []FeatureScore{}, 0, nil
+	}
+	limit := p.PageSize
+	if limit <= 0 {
+		limit = 1 << 30
+	}
+	fs, total, err := e.loadImportance(ctx, s.ID, limit, p.Page*p.PageSize)
+	return s, fs, total, err
+}

@@ -1,0 +1,257 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+)
+
+// sessionPool runs sessions: a fixed number of workers claim requested
+// sessions from the catalog (the durable queue) through one function, and
+// each session runs under its own context, registered by id so a delete
+// can cancel it.
+type sessionPool struct {
+	e       *Engine
+	workers int
+	timeout time.Duration
+
+	wake    chan struct{}
+	cancelB context.CancelFunc
+	wg      sync.WaitGroup
+	claimMu sync.Mutex
+
+	mu       sync.Mutex
+	running  map[string]*runState
+	progress map[string]int
+	orphans  []string // sessions found started at startup, to run first
+}
+
+// runState is a claimed session: its cancel function once it runs, and
+// whether it was deleted (possibly before it started running).
+type runState struct {
+	cancel  context.CancelCauseFunc
+	deleted bool
+}
+
+// errSessionDeleted cancels a session whose user deleted it.
+var errSessionDeleted = errors.New("session deleted")
+
+func (p *sessionPool) notify() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// cancel stops a running or queued session; it reports whether a worker
+// holds it (and will purge it), false when none does.
+func (p *sessionPool) cancel(id string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	st, ok := p.running[id]
+	if !ok {
+		return false
+	}
+	st.deleted = true
+	if st.cancel != nil {
+		st.cancel(errSessionDeleted)
+	}
+	return true
+}
+
+func (p *sessionPool) setProgress(id string, pct int) {
+	p.mu.Lock()
+	p.progress[id] = pct
+	p.mu.Unlock()
+}
+
+func (p *sessionPool) progressOf(id string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.progress[id]
+}
+
+// startSessions recovers sessions a previous process left unfinished and
+// starts the workers: a started session runs again from the start (its
+// seeds make the numbers identical), a deleted one is purged, one being
+// cancelled ends cancelled.
+func (e *Engine) startSessions(ctx context.Context) error {
+	o := e.opts
+	p := &sessionPool{e: e, workers: o.SessionConcurrency, timeout: o.SessionTimeout,
+		wake: make(chan struct{}, 1), running: map[string]*runState{}, progress: map[string]int{}}
+	started, pending, deleted, err := e.unfinishedSessions(ctx)
+	if err != nil {
+		return err
+	}
+	for _, id := range deleted {
+		if err := e.store.Tx(ctx, func(ctx context.Context) error { return e.purgeSession(ctx, id) }); err != nil {
+			return err
+		}
+	}
+	for _, id := range pending {
+		if err := e.setSessionStatus(ctx, id, StatusCancelled); err != nil {
+			return err
+		}
+	}
+	for _, id := range started {
+		if err := e.addSessionMessage(ctx, id, Message{"informational", "The server restarted during this session; it runs again from the start."}); err != nil {
+			return err
+		}
+		p.orphans = append(p.orphans, id)
+	}
+	base, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	p.cancelB = cancel
+	e.sessions = p
+	for range p.workers {
+		p.wg.Go(func() { p.work(base) })
+	}
+	return nil
+}
+
+// stop cancels running sessions and waits for the workers; sessions cut
+// off stay started and run again at the next start.
+func (p *sessionPool) stop() {
+	p.cancelB()
+	p.wg.Wait()
+}
+
+func (p *sessionPool) work(ctx context.Context) {
+	for {
+		id, err := p.claim(ctx)
+		if err != nil && ctx.Err() == nil {
+			p.e.log.ErrorContext(ctx, "claim session", LogErr, err)
+		}
+		if id != "" {
+			p.run(ctx, id)
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.wake:
+		case <-time.After(5 * time.Second):
+		}
+	}
+}
+
+// claim hands a session to a worker: an orphan of a previous process
+// first, else the oldest requested session (claimRequestedSession).
+func (p *sessionPool) claim(ctx context.Context) (string, error) {
+	p.claimMu.Lock()
+	defer p.claimMu.Unlock()
+	p.mu.Lock()
+	if n := len(p.orphans); n > 0 {
+		id := p.orphans[0]
+		p.orphans = p.orphans[1:]
+		p.running[id] = &runState{}
+		p.mu.Unlock()
+		return id, nil
+	}
+	p.mu.Unlock()
+	id, err := p.e.claimRequestedSession(ctx)
+	if id != "" {
+		p.mu.Lock()
+		p.running[id] = &runState{}
+		p.mu.Unlock()
+		p.callback(id)
+	}
+	return id, err
+}
+
+// run performs one claimed session and records how it ended.
+func (p *sessionPool) run(base context.Context, id string) {
+	e := p.e
+	start := time.Now()
+	ctx, cancel := context.WithCancelCause(base)
+	defer cancel(nil)
+	p.mu.Lock()
+	st := p.running[id]
+	if st == nil {
+		st = &runState{}
+		p.running[id] = st
+	}
+	st.cancel = cancel
+	if st.deleted {
+		cancel(errSessionDeleted)
+	}
+	p.progress[id] = 0
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		delete(p.running, id)
+		delete(p.progress, id)
+		p.mu.Unlock()
+	}()
+	tctx, tcancel := context.WithTimeout(ctx, p.timeout)
+	defer tcancel()
+	err := p.runSafely(tctx, id)
+	switch {
+	case base.Err() != nil:
+		return // shutting down: the session stays started and runs again at the next start
+	case errors.Is(context.Cause(ctx), errSessionDeleted):
+		if perr := e.finishDeleted(context.WithoutCancel(ctx), id); perr != nil {
+			e.log.ErrorContext(base, "purge deleted session", LogSessionID, id, LogErr, perr)
+		}
+		return
+	case err != nil:
+		kind, msg, _ := Classify(err)
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			msg = fmt.Sprintf("The session did not finish within %s.", p.timeout)
+		case kind == Internal:
+			e.log.ErrorContext(base, "session failed", LogSessionID, id, LogErr, err)
+			msg = "No algorithm could be run on this data source. Please retry or contact support with the session id."
+		}
+		if ferr := e.setSessionStatus(base, id, StatusFailed, Message{"error", msg}); ferr != nil {
+			e.log.ErrorContext(base, "record session failure", LogSessionID, id, LogErr, ferr)
+		}
+	default:
+		e.log.InfoContext(base, "session completed", LogSessionID, id, LogElapsed, time.Since(start))
+	}
+	p.callback(id)
+}
+
+// runSafely runs a session, turning a panic into an error: a bug in one
+// session never takes the server down.
+func (p *sessionPool) runSafely(ctx context.Context, id string) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			p.e.log.ErrorContext(ctx, "session panicked", LogSessionID, id, "panic", v, "stack", string(debug.Stack()))
+			err = fmt.Errorf("session panicked: %v", v)
+		}
+	}()
+	return p.e.runSession(ctx, id, func(pct int) { p.setProgress(id, pct) })
+}
+
+// finishDeleted records the end of a session deleted while it ran, then
+// removes it with its results.
+func (e *Engine) finishDeleted(ctx context.Context, id string) error {
+	if err := e.setSessionStatus(ctx, id, StatusCancelled); err != nil {
+		return err
+	}
+	return e.store.Tx(ctx, func(ctx context.Context) error { return e.purgeSession(ctx, id) })
+}
+
+// callback posts a session's current state to its callbackUrl, if any,
+// without blocking the caller (REFERENCE §6.17).
+func (p *sessionPool) callback(id string) {
+	e := p.e
+	if e.opts.Notifier == nil {
+		return
+	}
+	ctx := context.Background()
+	s, err := e.Session(ctx, id)
+	if err != nil || s.CallbackURL == "" {
+		return
+	}
+	e.opts.Notifier.Notify(s)
+}
+
+// Notifier delivers a session's status changes to its callbackUrl
+// (REFERENCE §6.17). Notify must not block: it queues the delivery.
+type Notifier interface {
+	Notify(s Session)
+}

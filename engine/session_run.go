@@ -1,0 +1,496 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/google/uuid"
+
+	"github.com/vaticml/vatic/columnar"
+	"github.com/vaticml/vatic/engine/view"
+	"github.com/vaticml/vatic/stats"
+	"github.com/vaticml/vatic/stats/contest"
+	"github.com/vaticml/vatic/stats/regress"
+)
+
+// runSession performs a claimed session: snapshot the data source, prepare
+// the rows, run the contest, store contestants, results and the model,
+// and mark it completed. Cancellation is checked between steps and
+// between candidates.
+func (e *Engine) runSession(ctx context.Context, id string, progress func(int)) error {
+	rec, err := e.sessionRequest(ctx, id)
+	if err != nil {
+		return err
+	}
+	s, err := e.Session(ctx, id)
+	if err != nil {
+		return err
+	}
+	// Clear what an earlier, interrupted run may have left.
+	if err := e.store.Tx(ctx, func(ctx context.Context) error { return e.clearSessionOutputs(ctx, id) }); err != nil {
+		return err
+	}
+	switch s.Domain {
+	case DomainRegression:
+		return e.runRegression(ctx, s, rec, progress)
+	}
+	return &Error{Kind: Invalid, Msg: fmt.Sprintf("Sessions of prediction domain %s cannot run on this server.", s.Domain)}
+}
+
+// sessionData is a session's prepared rows.
+type sessionData struct {
+	cols   []columnar.Column // the columns read, snapshot order
+	frame  []*frameColumn
+	target int   // index of the target in cols
+	rows   []int // rows with a target value
+	y      []float64
+}
+
+// loadSessionData snapshots the data source into schema results and reads
+// the columns a model session uses.
+func (e *Engine) loadSessionData(ctx context.Context, s Session, isView bool) (*sessionData, error) {
+	var snapCols []string
+	var used []columnar.Column
+	for _, c := range s.Columns {
+		if c.Role == columnar.RoleNone {
+			continue
+		}
+		snapCols = append(snapCols, c.Name)
+		if c.Role == columnar.RoleTarget || isFeature(c) {
+			used = append(used, c)
+		}
+	}
+	schema, order := view.DataSchema, ""
+	if isView {
+		schema = view.ViewSchema
+	}
+	if ts := columnWithRole(s.Columns, columnar.RoleTimestamp); ts != "" {
+		order = ts
+	}
+	q, err := view.Snapshot(schema, s.DataSourceName, view.SnapshotTable(s.ID), snapCols, order)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := e.store.Exec(ctx, q); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &Error{Kind: Invalid, Msg: fmt.Sprintf("The data source %s could not be read: it changed or was removed since the session was requested.", s.DataSourceName), Err: err}
+	}
+	frame, err := e.readSnapshot(ctx, s.ID, used)
+	if err != nil {
+		return nil, err
+	}
+	d := &sessionData{cols: used, frame: frame, target: columnIndex(used, s.TargetColumn)}
+	t := frame[d.target]
+	for i, v := range t.Num {
+		if !math.IsNaN(v) {
+			d.rows = append(d.rows, i)
+			d.y = append(d.y, v)
+		}
+	}
+	return d, nil
+}
+
+// split draws the test rows (20 %, at least 1, MODELLING §5.2) from the
+// session's own random source and returns training and test positions
+// into d.rows, each ascending.
+func split(seed uint64, n int) (train, test []int) {
+	nTest := max(1, int(math.Round(0.2*float64(n))))
+	perm := stats.Rand(seed, "split").Perm(n)
+	test = slices.Clone(perm[:nTest])
+	train = slices.Clone(perm[nTest:])
+	slices.Sort(test)
+	slices.Sort(train)
+	return train, test
+}
+
+func pick(rows, positions []int) []int {
+	out := make([]int, len(positions))
+	for i, p := range positions {
+		out[i] = rows[p]
+	}
+	return out
+}
+
+func pickF(v []float64, positions []int) []float64 {
+	out := make([]float64, len(positions))
+	for i, p := range positions {
+		out[i] = v[p]
+	}
+	return out
+}
+
+// sessionSeed is MODELLING §0's seed of a session id.
+func sessionSeed(id string) uint64 {
+	u, _ := uuid.Parse(id)
+	return stats.SeedOf(u)
+}
+
+// contestant is one stored contestant.
+type contestant struct {
+	ID         string
+	Algorithm  Algorithm
+	Properties []string
+	Metrics    map[string]float64
+	Importance map[string]float64
+	Message    string
+}
+
+// regressionFit is a candidate's fitted model with its test predictions.
+type regressionFit struct {
+	model regress.Model
+	pred  []float64
+}
+
+func (e *Engine) runRegression(ctx context.Context, s Session, rec sessionRecord, progress func(int)) error {
+	d, err := e.loadSessionData(ctx, s, rec.View)
+	if err != nil {
+		return err
+	}
+	n := len(d.rows)
+	var msgs []Message
+	msgs = append(msgs, Message{"informational", fmt.Sprintf("%d observations were found in the dataset.", n)})
+	if skipped := d.frame[d.target].length() - n; skipped > 0 {
+		msgs = append(msgs, Message{"informational", fmt.Sprintf("%d rows without a value for %s were left out.", skipped, s.TargetColumn)})
+	}
+	for _, c := range s.Columns {
+		if c.DataType == columnar.Text && (c.Role == columnar.RoleFeature || c.Role == "") {
+			msgs = append(msgs, Message{"warning", fmt.Sprintf("Text column %s is not used yet: text features arrive with vocabularies.", c.Name)})
+		}
+	}
+	if n < minModelRows {
+		return &Error{Kind: Invalid, Msg: fmt.Sprintf("This data source has too few data points for reliable predictions to be made: %d rows with a value for %s, at least %d are needed.", n, s.TargetColumn, minModelRows)}
+	}
+	seed := sessionSeed(s.ID)
+	trainPos, testPos := split(seed, n)
+	trainRows, testRows := pick(d.rows, trainPos), pick(d.rows, testPos)
+	yTrain, yTest := pickF(d.y, trainPos), pickF(d.y, testPos)
+	pipe := fitPipeline(d.frame, d.cols, trainRows)
+	features := pipe.Features()
+	if len(features) == 0 {
+		return &Error{Kind: Invalid, Msg: "No feature column has a value in the training rows."}
+	}
+	xTrain, err := pipe.encode(d.frame, trainRows)
+	if err != nil {
+		return err
+	}
+	xTest, err := pipe.encode(d.frame, testRows)
+	if err != nil {
+		return err
+	}
+	progress(10)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	workers := runtime.GOMAXPROCS(0)
+	importance := stats.FeatureImportance(xTrain, yTrain, pipe.discrete(), false, seed, workers)
+	progress(20)
+
+	algos := regress.Algorithms()
+	cands := make([]contest.Candidate[regressionFit], len(algos))
+	for i, a := range algos {
+		cands[i] = contest.Func[regressionFit]{K: a.Key(), F: func() (regressionFit, error) {
+			m, err := a.Fit(xTrain, yTrain, regress.Options{Seed: seed, Workers: workers})
+			if err != nil {
+				return regressionFit{}, err
+			}
+			pred := make([]float64, len(yTest))
+			m.Predict(xTest, pred)
+			return regressionFit{model: m, pred: pred}, nil
+		}}
+	}
+	opt := contest.Options{Workers: 1, Metric: stats.RootMeanSquareError,
+		Progress: func(done, total int) { progress(20 + 70*done/total) }}
+	results, err := contest.Run(ctx, cands, func(f regressionFit) (map[string]float64, error) {
+		for _, v := range f.pred {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, errors.New("the model predicted a value that is not a number")
+			}
+		}
+		return stats.RegressionMetrics(yTest, f.pred), nil
+	}, opt)
+	if err != nil {
+		return err
+	}
+	best := contest.Champion(results, opt)
+	contestants := make([]contestant, len(results))
+	for i, r := range results {
+		a := algos[i]
+		c := contestant{ID: uuid.NewString(), Algorithm: Algorithm{Key: a.Key(), Name: a.Name(), Description: a.Name()},
+			Properties: []string{"Imputed"}, Metrics: map[string]float64{}, Importance: map[string]float64{}}
+		if a.Scaled() {
+			c.Properties = append(c.Properties, "Scaled")
+		}
+		if r.Err != nil {
+			c.Message = "The algorithm failed on this data source."
+			var pe *contest.PanicError
+			if errors.As(r.Err, &pe) {
+				e.log.ErrorContext(ctx, "contestant panicked", LogSessionID, s.ID, LogAlgorithm, a.Key(), "panic", pe.Value, "stack", string(pe.Stack))
+			} else {
+				e.log.WarnContext(ctx, "contestant failed", LogSessionID, s.ID, LogAlgorithm, a.Key(), LogErr, r.Err)
+				c.Message = r.Err.Error()
+			}
+		} else {
+			c.Metrics = r.Metrics
+			c.Importance = scaledImportance(features, r.Model.model.Importance())
+		}
+		contestants[i] = c
+	}
+	if best < 0 {
+		return e.failContest(ctx, s, contestants, msgs)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// The saved model: the champion refitted on every row, with a
+	// preparation fitted on every row too (MODELLING §5.2).
+	all := fitPipeline(d.frame, d.cols, d.rows)
+	xAll, err := all.encode(d.frame, d.rows)
+	if err != nil {
+		return err
+	}
+	final, err := results[best].Model.model.Refit(xAll, d.y, regress.Options{Seed: seed, Workers: workers})
+	if err != nil {
+		return fmt.Errorf("refit champion: %w", err)
+	}
+	progress(95)
+	blob, err := encodeModel(all, final)
+	if err != nil {
+		return err
+	}
+	champ := contestants[best]
+	selection := selectionSets(contestants, n, len(trainPos), len(testPos), len(features), d.y)
+	return e.completeModelSession(ctx, s, completion{
+		contestants: contestants, champion: best, selection: selection, features: features, importance: importance,
+		testRows: testRows, preds: results, messages: msgs, model: blob, metrics: champ.Metrics, algorithm: champ.Algorithm,
+	})
+}
+
+// scaledImportance maps a model's intrinsic importance to feature names,
+// scaled so the largest is 1 (MODELLING §5.3); non-finite values are left
+// out.
+func scaledImportance(features []string, imp []float64) map[string]float64 {
+	out := map[string]float64{}
+	if len(imp) != len(features) {
+		return out
+	}
+	top := 0.0
+	for _, v := range imp {
+		if !math.IsNaN(v) && math.Abs(v) > top {
+			top = math.Abs(v)
+		}
+	}
+	if top == 0 {
+		return out
+	}
+	for i, v := range imp {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			out[features[i]] = math.Abs(v) / top
+		}
+	}
+	return out
+}
+
+// selectionSet is one data variant of the contest (/contest/selection).
+type selectionSet struct {
+	Properties []string
+	Metrics    map[string]float64
+}
+
+// selectionSets lists each distinct data variant the contestants used with
+// MODELLING §1.3's metrics.
+func selectionSets(cs []contestant, n, nTrain, nTest, nFeatures int, y []float64) []selectionSet {
+	mean, sd := meanSD(y)
+	var out []selectionSet
+	seen := map[string]bool{}
+	for _, c := range cs {
+		key := fmt.Sprint(c.Properties)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		m := map[string]float64{"observationCount": float64(n), "trainingCount": float64(nTrain), "testCount": float64(nTest),
+			"featureCount": float64(nFeatures), "mean": mean}
+		if !math.IsNaN(sd) {
+			m["standardDeviation"] = sd
+			if mean != 0 {
+				m["coefficientOfVariation"] = sd / mean
+			}
+		}
+		out = append(out, selectionSet{Properties: c.Properties, Metrics: m})
+	}
+	return out
+}
+
+func meanSD(y []float64) (float64, float64) {
+	var s float64
+	for _, v := range y {
+		s += v
+	}
+	mean := s / float64(len(y))
+	if len(y) < 2 {
+		return mean, math.NaN()
+	}
+	var ss float64
+	for _, v := range y {
+		ss += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(y)-1))
+}
+
+// failContest records contestants that all failed and fails the session.
+func (e *Engine) failContest(ctx context.Context, s Session, cs []contestant, msgs []Message) error {
+	err := e.store.Tx(ctx, func(ctx context.Context) error {
+		if err := e.saveContestants(ctx, s.ID, cs); err != nil {
+			return err
+		}
+		for _, m := range msgs {
+			if err := e.addSessionMessage(ctx, s.ID, m); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return &Error{Kind: Invalid, Msg: "No algorithm could be run on this data source. Please retry or contact support with the session id."}
+}
+
+// completion is everything a completed model session stores.
+type completion struct {
+	contestants []contestant
+	champion    int
+	selection   []selectionSet
+	features    []string
+	importance  []float64
+	testRows    []int // positions of the test rows among the rows with a target
+	preds       []contest.Result[regressionFit]
+	messages    []Message
+	model       []byte
+	metrics     map[string]float64
+	algorithm   Algorithm
+}
+
+// completeModelSession writes a finished contest in one transaction:
+// predictions, contestants, selection, importance, the model, and the
+// session's completed status.
+func (e *Engine) completeModelSession(ctx context.Context, s Session, c completion) error {
+	d := c.testRows // the snapshot's __row of each test row
+	return e.store.Tx(ctx, func(ctx context.Context) error {
+		if err := e.writePredictions(ctx, s.ID, c.contestants, c.preds, d); err != nil {
+			return err
+		}
+		if err := e.saveContestants(ctx, s.ID, c.contestants); err != nil {
+			return err
+		}
+		if err := e.saveSelection(ctx, s.ID, c.selection); err != nil {
+			return err
+		}
+		supports, err := e.saveImportance(ctx, s.ID, c.features, c.importance)
+		if err != nil {
+			return err
+		}
+		modelID, err := uuid.NewV7()
+		if err != nil {
+			return err
+		}
+		now := e.now()
+		if err := e.insertModel(ctx, storedModel{ID: modelID.String(), SessionID: s.ID, Domain: s.Domain, DataSource: s.DataSourceName,
+			Name: s.Name, Created: now, Target: s.TargetColumn, Algorithm: c.algorithm, Metrics: c.metrics, Columns: s.Columns}, c.model); err != nil {
+			return err
+		}
+		if err := e.finishSession(ctx, s.ID, modelID.String(), c.algorithm, c.metrics, c.contestants[c.champion].ID, supports); err != nil {
+			return err
+		}
+		for _, m := range c.messages {
+			if err := e.addSessionMessage(ctx, s.ID, m); err != nil {
+				return err
+			}
+		}
+		return e.setSessionStatus(ctx, s.ID, StatusCompleted)
+	})
+}
+
+// writePredictions stores every successful contestant's test predictions.
+// rows are the snapshot row numbers of the test rows, in prediction order.
+func (e *Engine) writePredictions(ctx context.Context, id string, cs []contestant, results []contest.Result[regressionFit], rows []int) error {
+	q, err := view.CreatePredictions(view.PredictionsTable(id))
+	if err != nil {
+		return err
+	}
+	if _, err := e.store.Exec(ctx, q); err != nil {
+		return fmt.Errorf("create predictions: %w", err)
+	}
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "contestant", Type: arrow.BinaryTypes.String},
+		{Name: view.RowColumn, Type: arrow.PrimitiveTypes.Int64},
+		{Name: "prediction", Type: arrow.PrimitiveTypes.Float64},
+	}, nil)
+	b := array.NewRecordBuilder(e.opts.Allocator, schema)
+	defer b.Release()
+	for i, r := range results {
+		if r.Err != nil {
+			continue
+		}
+		for j, p := range r.Model.pred {
+			b.Field(0).(*array.StringBuilder).Append(cs[i].ID)
+			b.Field(1).(*array.Int64Builder).Append(int64(rows[j]))
+			b.Field(2).(*array.Float64Builder).Append(p)
+		}
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	rr, err := array.NewRecordReader(schema, []arrow.RecordBatch{rec})
+	if err != nil {
+		return err
+	}
+	defer rr.Release()
+	table, err := columnar.QualifiedIdent(view.ResultsSchema, view.PredictionsTable(id))
+	if err != nil {
+		return err
+	}
+	_, err = e.store.Append(ctx, table, rr)
+	return err
+}
+
+// modelBlob is a saved model's bytes: the preparation and the fitted
+// algorithm.
+type modelBlob struct {
+	Pipeline pipeline `json:"pipeline"`
+	Model    []byte   `json:"model"`
+}
+
+func encodeModel(p pipeline, m regress.Model) ([]byte, error) {
+	b, err := m.MarshalBinary()
+	if err != nil {
+		return nil, fmt.Errorf("serialise model: %w", err)
+	}
+	return json.Marshal(modelBlob{Pipeline: p, Model: b})
+}
+
+// loadedModel is a saved model ready to predict.
+type loadedModel struct {
+	pipeline pipeline
+	model    regress.Model
+}
+
+func decodeModel(blob []byte) (*loadedModel, error) {
+	var mb modelBlob
+	if err := json.Unmarshal(blob, &mb); err != nil {
+		return nil, fmt.Errorf("decode model: %w", err)
+	}
+	m, err := regress.Unmarshal(mb.Model)
+	if err != nil {
+		return nil, err
+	}
+	return &loadedModel{pipeline: mb.Pipeline, model: m}, nil
+}
