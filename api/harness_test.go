@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/vaticml/vatic/engine"
 	"github.com/vaticml/vatic/ingest/remote"
 	"github.com/vaticml/vatic/ingest/remote/fetch"
+	"github.com/vaticml/vatic/ingest/remote/webhook"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -34,6 +36,7 @@ type serverOptions struct {
 	guarded      bool           // keep the private-address guard on
 	importTime   time.Duration
 	importMax    int64
+	sessionTime  time.Duration
 }
 
 type option func(*serverOptions)
@@ -46,6 +49,7 @@ func withRemote(r remote.Options) option        { return func(o *serverOptions) 
 func withGuard() option                         { return func(o *serverOptions) { o.guarded = true } }
 func withImportTimeout(d time.Duration) option  { return func(o *serverOptions) { o.importTime = d } }
 func withImportMax(n int64) option              { return func(o *serverOptions) { o.importMax = n } }
+func withSessionTimeout(d time.Duration) option { return func(o *serverOptions) { o.sessionTime = d } }
 
 // testServer is the real stack: a DuckDB file, an engine, the API and an
 // httptest server.
@@ -77,9 +81,18 @@ func newServer(t testing.TB, opts ...option) *testServer {
 	o.remote.AllowPrivate = !o.guarded
 	sources := remote.New(o.remote)
 	t.Cleanup(sources.Close)
+	// Webhook links point at the test server, known once it listens.
+	var base atomic.Pointer[string]
+	unknown := "http://127.0.0.1:0/v1"
+	base.Store(&unknown)
+	hooks := webhook.New(sources, webhook.Options{Backoff: 10 * time.Millisecond, Render: func(s engine.Session) ([]byte, error) {
+		return api.SessionJSON(*base.Load(), s)
+	}})
+	t.Cleanup(hooks.Close)
 	eng, err := engine.New(ctx, store, engine.Options{
 		Clock: o.clock, Allotments: o.allotments, BatchRows: o.batchRows, MaxDecodedBytes: o.maxBodyBytes,
 		Fetcher: fetch.New(sources), ImportTimeout: o.importTime, ImportMaxBytes: o.importMax,
+		Notifier: hooks, SessionTimeout: o.sessionTime,
 	})
 	if err != nil {
 		store.Close()
@@ -91,6 +104,8 @@ func newServer(t testing.TB, opts ...option) *testServer {
 	})
 	s := &testServer{Dir: o.dir, srv: httptest.NewServer(h), store: store, eng: eng}
 	s.URL = s.srv.URL
+	listening := s.URL + "/v1"
+	base.Store(&listening)
 	t.Cleanup(s.Close)
 	return s
 }

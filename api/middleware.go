@@ -260,5 +260,7 @@ func (s *Server) accountHeaders(r *http.Request, h http.Header) {
 	set("Nexosis-Account-SessionCount-Current", u.Sessions)
 	set("Nexosis-Account-DataSetSize-Allotted", a.DataSetSize)
 	h.Set("Nexosis-Account-Balance", "0.00 USD")
-	h.Set("Nexosis-Request-Cost", "0.00 USD")
+	if h.Get("Nexosis-Request-Cost") == "" { // an estimate sets its own
+		h.Set("Nexosis-Request-Cost", "0.00 USD")
+	}
 }

@@ -117,15 +117,16 @@ func appendArray(fc *frameColumn, arr arrow.Array) error {
 	return nil
 }
 
-// arrayText is a value as text (strings as stored, others formatted).
+// arrayText is a value as text (strings as stored, others formatted). It
+// copies: Arrow strings alias buffers that are freed with their batch.
 func arrayText(arr arrow.Array, i int) string {
 	switch a := arr.(type) {
 	case *array.String:
-		return a.Value(i)
+		return strings.Clone(a.Value(i))
 	case *array.LargeString:
-		return a.Value(i)
+		return strings.Clone(a.Value(i))
 	case *array.StringView:
-		return a.Value(i)
+		return strings.Clone(a.Value(i))
 	}
 	return arr.ValueStr(i)
 }

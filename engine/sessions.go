@@ -145,9 +145,11 @@ func (e *Engine) CreateSession(ctx context.Context, req SessionRequest) (Session
 	if err := e.store.Tx(ctx, func(ctx context.Context) error { return e.insertSession(ctx, s, rec) }); err != nil {
 		return Session{}, err
 	}
-	if !s.IsEstimate && e.sessions != nil {
+	if !s.IsEstimate {
+		if e.opts.Notifier != nil && s.CallbackURL != "" {
+			e.opts.Notifier.Notify(s) // before a worker can start it
+		}
 		e.sessions.notify()
-		e.sessions.callback(s.ID)
 	}
 	return s, nil
 }

@@ -24,6 +24,7 @@ var allowed = map[string][]string{
 	"ingest/remote":            {},
 	"ingest/remote/remotetest": {"ingest/remote"},
 	"ingest/remote/fetch":      {"engine", "ingest/remote"},
+	"ingest/remote/webhook":    {"engine", "ingest/remote"},
 	"columnar":                 {},
 	"columnar/duckstore":       {"columnar"},
 	"columnar/columnartest":    {"columnar"},

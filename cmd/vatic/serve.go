@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/vaticml/vatic/api"
@@ -21,6 +22,7 @@ import (
 	"github.com/vaticml/vatic/engine"
 	"github.com/vaticml/vatic/ingest/remote"
 	"github.com/vaticml/vatic/ingest/remote/fetch"
+	"github.com/vaticml/vatic/ingest/remote/webhook"
 )
 
 // importConfig configures imports from URLs, S3 and Azure.
@@ -31,6 +33,12 @@ type importConfig struct {
 	Timeout      time.Duration
 	IdleTimeout  time.Duration
 	MaxBytes     int64
+}
+
+// sessionConfig configures the session workers.
+type sessionConfig struct {
+	Workers int
+	Timeout time.Duration
 }
 
 // serveConfig is the typed configuration of `vatic serve`.
@@ -46,6 +54,8 @@ type serveConfig struct {
 	Allotments    engine.Allotments
 	ShutdownGrace time.Duration
 	DebugAddr     string
+	PublicURL     string
+	Sessions      sessionConfig
 	Import        importConfig
 	// ready, when set, receives the listening address (tests use :0).
 	ready func(addr string)
@@ -73,6 +83,9 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	fs.DurationVar(&c.Import.Timeout, "import-timeout", 2*time.Hour, "longest time one import may take")
 	fs.DurationVar(&c.Import.IdleTimeout, "import-idle-timeout", 60*time.Second, "fail an import whose source sends nothing for this long")
 	fs.Int64Var(&c.Import.MaxBytes, "import-max-bytes", 16<<30, "largest imported file in bytes, after decompression")
+	fs.IntVar(&c.Sessions.Workers, "session-workers", 1, "sessions that run at once (each uses every core)")
+	fs.DurationVar(&c.Sessions.Timeout, "session-timeout", time.Hour, "longest time one session may take")
+	fs.StringVar(&c.PublicURL, "public-url", "", "API base address for links in webhook calls, e.g. https://vatic.example.com/v1 (default: http://<listening address>/v1)")
 	fs.StringVar(&c.DebugAddr, "debug-addr", "", "if set, serve Go's /debug/pprof profiles on this separate address (keep it private)")
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", 30*time.Second, "how long running requests may finish after SIGINT/SIGTERM")
 	if err := parseFlags(fs, args, getenv, map[string]string{"api-key": "VATIC_API_KEYS"}); err != nil {
@@ -140,9 +153,22 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 	}()
 	sources := remote.New(remote.Options{AllowPrivate: c.Import.AllowPrivate, S3Endpoint: c.Import.S3Endpoint, IdleTimeout: c.Import.IdleTimeout})
 	defer sources.Close()
+	// Webhook bodies carry links; their base is the public URL, else the
+	// listening address once it is known.
+	var base atomic.Pointer[string]
+	publicBase := strings.TrimSuffix(c.PublicURL, "/")
+	if publicBase == "" {
+		publicBase = "http://" + c.Addr + "/v1"
+	}
+	base.Store(&publicBase)
+	hooks := webhook.New(sources, webhook.Options{Logger: log, Render: func(s engine.Session) ([]byte, error) {
+		return api.SessionJSON(*base.Load(), s)
+	}})
+	defer hooks.Close()
 	eng, err := engine.New(ctx, store, engine.Options{
 		Logger: log, MaxDecodedBytes: c.MaxBodyBytes, Allotments: c.Allotments,
 		Fetcher: fetch.New(sources), ImportConcurrency: c.Import.Workers, ImportTimeout: c.Import.Timeout, ImportMaxBytes: c.Import.MaxBytes,
+		SessionConcurrency: c.Sessions.Workers, SessionTimeout: c.Sessions.Timeout, Notifier: hooks,
 	})
 	if err != nil {
 		return fmt.Errorf("open engine: %w", err)
@@ -156,6 +182,10 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
 		return err
+	}
+	if c.PublicURL == "" {
+		listening := "http://" + ln.Addr().String() + "/v1"
+		base.Store(&listening)
 	}
 	log.Info("vatic serving", "addr", ln.Addr().String(), "base", "http://"+ln.Addr().String()+"/v1", "database", dbPath)
 	if c.ready != nil {

@@ -1,0 +1,182 @@
+// Package webhook delivers session status changes to the callbackUrl a
+// session was created with (REFERENCE §6.17): POST with the session's JSON
+// (as GET /sessions/{id} renders it) and the Nexosis-Webhook-Token header,
+// through remote's guarded transport, so a callback obeys the import rules
+// for private addresses. Deliveries are queued and sent by a few workers:
+// a slow or failing receiver never holds up a session.
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/vaticml/vatic/engine"
+	"github.com/vaticml/vatic/ingest/remote"
+)
+
+// Options configure a Sender. Zero values mean the documented defaults
+// (REFERENCE §6.17 suggests them).
+type Options struct {
+	// Render turns a session into the request body. Required.
+	Render func(engine.Session) ([]byte, error)
+	// Logger receives failed deliveries; nil discards.
+	Logger *slog.Logger
+	// Timeout bounds one attempt (default 10 s).
+	Timeout time.Duration
+	// Attempts per delivery (default 3), with exponential back-off from
+	// Backoff (default 1 s) between them.
+	Attempts int
+	Backoff  time.Duration
+	// Queue is how many deliveries may wait (default 1024); more are
+	// dropped and logged.
+	Queue int
+	// Workers send deliveries concurrently (default 4).
+	Workers int
+}
+
+// Sender implements engine.Notifier.
+type Sender struct {
+	opts   Options
+	client *http.Client
+	queue  chan delivery
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	closed sync.Once
+	mu     sync.RWMutex
+	done   bool
+}
+
+type delivery struct {
+	url, token string
+	body       []byte
+}
+
+var _ engine.Notifier = (*Sender)(nil)
+
+// New starts a Sender whose requests go through c's guarded transport,
+// without following redirects.
+func New(c *remote.Client, opts Options) *Sender {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 10 * time.Second
+	}
+	if opts.Attempts <= 0 {
+		opts.Attempts = 3
+	}
+	if opts.Backoff <= 0 {
+		opts.Backoff = time.Second
+	}
+	if opts.Queue <= 0 {
+		opts.Queue = 1024
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = 4
+	}
+	s := &Sender{opts: opts, queue: make(chan delivery, opts.Queue)}
+	s.client = &http.Client{
+		Transport:     c.Transport(),
+		Timeout:       opts.Timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	for range opts.Workers {
+		s.wg.Go(s.work)
+	}
+	return s
+}
+
+// Notify queues a delivery of s's current state; it never blocks.
+func (s *Sender) Notify(sess engine.Session) {
+	if sess.CallbackURL == "" {
+		return
+	}
+	body, err := s.opts.Render(sess)
+	if err != nil {
+		s.opts.Logger.Error("render webhook", engine.LogSessionID, sess.ID, engine.LogErr, err)
+		return
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.done {
+		return
+	}
+	select {
+	case s.queue <- delivery{url: sess.CallbackURL, token: sess.WebhookToken, body: body}:
+	default:
+		s.opts.Logger.Warn("webhook queue full; delivery dropped", engine.LogSessionID, sess.ID)
+	}
+}
+
+// Close stops taking deliveries, cancels those in flight and waits for the
+// workers.
+func (s *Sender) Close() {
+	s.closed.Do(func() {
+		s.mu.Lock()
+		s.done = true
+		close(s.queue)
+		s.mu.Unlock()
+		s.cancel()
+		s.wg.Wait()
+	})
+}
+
+func (s *Sender) work() {
+	for d := range s.queue {
+		if err := s.deliver(d); err != nil && s.ctx.Err() == nil {
+			s.opts.Logger.Warn("webhook delivery failed", "url", remote.Redact(d.url), engine.LogErr, err)
+		}
+	}
+}
+
+// deliver tries a delivery up to Attempts times, backing off 1×, 2×, 4×…
+func (s *Sender) deliver(d delivery) error {
+	var err error
+	wait := s.opts.Backoff
+	for attempt := range s.opts.Attempts {
+		if attempt > 0 {
+			select {
+			case <-s.ctx.Done():
+				return s.ctx.Err()
+			case <-time.After(wait):
+			}
+			wait *= 2
+		}
+		if err = s.post(d); err == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+func (s *Sender) post(d delivery) error {
+	req, err := http.NewRequestWithContext(s.ctx, http.MethodPost, d.url, bytes.NewReader(d.body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if d.token != "" {
+		req.Header.Set("Nexosis-Webhook-Token", d.token)
+	}
+	res, err := s.client.Do(req)
+	if err != nil {
+		var re *remote.Error
+		if errors.As(err, &re) {
+			return re
+		}
+		return err
+	}
+	res.Body.Close()
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		return fmt.Errorf("callback answered %s", res.Status)
+	}
+	return nil
+}
