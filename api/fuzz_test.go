@@ -116,3 +116,74 @@ func FuzzViewRequest(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSessionRequest posts arbitrary bodies and queries to POST
+// /sessions/model: the answer is a 200 (with every estimate accepted as
+// such) or a 4xx with the error body, never a 5xx. isEstimate is forced on
+// in the query so accepted requests never start a contest.
+func FuzzSessionRequest(f *testing.F) {
+	for _, seed := range []struct{ body, query string }{
+		{`{}`, ""}, {`""`, "dataSetName=fz&targetColumn=y&predictionDomain=regression"}, {`null`, ""},
+		{`{"dataSourceName":"fz","targetColumn":"y","predictionDomain":"regression"}`, ""},
+		{`{"dataSourceName":"fz","predictionDomain":"classification"}`, ""},
+		{`{"dataSourceName":"fz","targetColumn":"y","predictionDomain":"regression","columns":{"a":{"role":"none"}}}`, ""},
+		{`{"dataSourceName":"fz","targetColumn":"a","predictionDomain":"regression","extraParameters":{"balance":"True"}}`, ""},
+		{`{"dataSourceName":"fz","targetColumn":"y","predictionDomain":"regression","missingValues":["-"],"callbackUrl":"http://[::1"}`, ""},
+		{`{"DATASOURCENAME":1}`, "isEstimate=maybe"}, {`{"columns":[]}`, ""}, {`[`, ""},
+	} {
+		f.Add(seed.body, seed.query)
+	}
+	s := newServer(f)
+	s.putCSV(f, "fz", firstLines(friedman1(f), 30))
+	f.Fuzz(func(t *testing.T, body, query string) {
+		q, err := url.ParseQuery(query)
+		if err != nil {
+			return
+		}
+		q.Set("isEstimate", "true")
+		req, err := http.NewRequestWithContext(t.Context(), "POST", s.URL+"/v1/sessions/model?"+q.Encode(), strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("api-key", "test-key")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("POST %q: %v", body, err)
+		}
+		res.Body.Close()
+		if res.StatusCode >= 500 || (res.StatusCode != 200 && res.StatusCode < 400) {
+			t.Errorf("POST /sessions/model %q ?%s = %d, want 200 or 4xx", body, query, res.StatusCode)
+		}
+		if res.StatusCode == 200 && res.Header.Get("Nexosis-Session-Status") != "Estimated" {
+			t.Errorf("POST %q: accepted but not an estimate", body)
+		}
+	})
+}
+
+// FuzzPredictBody posts arbitrary JSON and CSV bodies to a model's
+// predict: the answer is a 200 or a 4xx, never a 5xx.
+func FuzzPredictBody(f *testing.F) {
+	row := `{"x0":1,"x1":"2","x2":null,"x3":true,"x4":1e3,"x5":-1,"x6":0,"x7":"","x8":1,"x9":1}`
+	for _, seed := range []struct {
+		body string
+		csv  bool
+	}{
+		{`{"data":[` + row + `]}`, false}, {`{"data":[]}`, false}, {`{"data":[1,2]}`, false}, {`{"data":{}}`, false},
+		{`{"extraParameters":{"includeClassScores":"True"},"data":[` + row + `]}`, false}, {`{"data":[{"x0":[]}]}`, false},
+		{"x0,x1,x2,x3,x4,x5,x6,x7,x8,x9\n1,2,3,4,5,6,7,8,9,10\n", true}, {"x0\n\"", true}, {"", true}, {"a,b\n1\n", true},
+	} {
+		f.Add(seed.body, seed.csv)
+	}
+	s := newServer(f)
+	done := s.regression(f, "fz", 40)
+	f.Fuzz(func(t *testing.T, body string, asCSV bool) {
+		ct := "application/json"
+		if asCSV {
+			ct = "text/csv"
+		}
+		res := s.do(t, http.MethodPost, "/v1/models/"+done.ModelID+"/predict", body, "Content-Type", ct)
+		if res.status >= 500 || (res.status != 200 && res.status < 400) {
+			t.Errorf("predict %q (%s) = %d %s, want 200 or 4xx", body, ct, res.status, res.body)
+		}
+	})
+}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/vaticml/vatic/stats/regress"
 )
 
 // Options configure an Engine. Zero values mean the documented defaults.
@@ -116,12 +118,15 @@ type Engine struct {
 	imports  *importPool // nil without a Fetcher
 	sessions *sessionPool
 	models   modelCache
+	// regressors is the regression line-up (regress.Algorithms; tests
+	// substitute failing algorithms).
+	regressors func() []regress.Algorithm
 }
 
 // New opens an engine on store, applying catalog migrations first.
 func New(ctx context.Context, store Store, opts Options) (*Engine, error) {
 	opts = opts.withDefaults()
-	e := &Engine{store: store, opts: opts, log: opts.Logger, locks: map[string]*sync.Mutex{}}
+	e := &Engine{store: store, opts: opts, log: opts.Logger, locks: map[string]*sync.Mutex{}, regressors: regress.Algorithms}
 	if err := e.migrate(ctx); err != nil {
 		return nil, err
 	}

@@ -194,7 +194,7 @@ func (e *Engine) runRegression(ctx context.Context, s Session, rec sessionRecord
 	importance := stats.FeatureImportance(xTrain, yTrain, pipe.discrete(), false, seed, workers)
 	progress(20)
 
-	algos := regress.Algorithms()
+	algos := e.regressors()
 	cands := make([]contest.Candidate[regressionFit], len(algos))
 	for i, a := range algos {
 		cands[i] = contest.Func[regressionFit]{K: a.Key(), F: func() (regressionFit, error) {
