@@ -112,7 +112,9 @@ func TestSessionRunsAgainIdentically(t *testing.T) {
 // brokenAlgorithm fails or panics as told.
 type brokenAlgorithm struct{ panics bool }
 
-func (b brokenAlgorithm) Key() string  { return map[bool]string{true: "panics", false: "fails"}[b.panics] }
+func (b brokenAlgorithm) Key() string {
+	return map[bool]string{true: "panics", false: "fails"}[b.panics]
+}
 func (b brokenAlgorithm) Name() string { return b.Key() }
 func (b brokenAlgorithm) Scaled() bool { return false }
 func (b brokenAlgorithm) Fit(*mat.Dense, []float64, regress.Options) (regress.Model, error) {
@@ -146,7 +148,9 @@ func TestBrokenAlgorithms(t *testing.T) {
 		t.Errorf("contestants = %+v, want two failed with empty metrics and one scored", cs)
 	}
 
-	e.regressors = func() []regress.Algorithm { return []regress.Algorithm{brokenAlgorithm{panics: true}, brokenAlgorithm{}} }
+	e.regressors = func() []regress.Algorithm {
+		return []regress.Algorithm{brokenAlgorithm{panics: true}, brokenAlgorithm{}}
+	}
 	s, err = e.CreateSession(context.Background(), regressionRequest("lin"))
 	if err != nil {
 		t.Fatal(err)
