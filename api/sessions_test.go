@@ -524,19 +524,23 @@ func TestSessionWithStringsDatesAndMissing(t *testing.T) {
 		fmt.Fprintf(&b, "%s,%s,%s,%s,%g\n", day, kind, flag, size, price)
 	}
 	s.putCSV(t, "homes", b.String())
-	created := s.createSession(t, `{"dataSourceName": "homes", "targetColumn": "price", "predictionDomain": "regression", "columns": {"when": {"dataType": "date", "role": "feature"}}}`)
+	created := s.createSession(t, `{"dataSourceName": "homes", "targetColumn": "price", "predictionDomain": "regression", "missingValues": ["flat"], "columns": {"when": {"dataType": "date", "role": "feature"}}}`)
 	done := s.waitSession(t, created.SessionID)
 	if done.Status != "completed" {
 		t.Fatalf("session = %+v", done)
 	}
 	res := s.do(t, http.MethodGet, "/v1/sessions/"+done.SessionID+"/results/featureimportance?pageSize=100", nil)
-	for _, f := range []string{"kind:house", "kind:flat", "kind:cabin", "when:month", "when:dayOfYear", "flag", "size"} {
+	for _, f := range []string{"kind:house", "kind:cabin", "when:month", "when:dayOfYear", "flag", "size"} {
 		if !strings.Contains(string(res.body), `"`+f+`"`) {
 			t.Errorf("feature importance %s lacks %s", res.body, f)
 		}
 	}
+	// "flat" is a missing-value token of this session: no such level.
+	if strings.Contains(string(res.body), `"kind:flat"`) || !strings.Contains(string(res.body), `"missingValues":["flat"]`) {
+		t.Errorf("feature importance %s has kind:flat or lacks the session's missingValues", res.body)
+	}
 	// An unseen level encodes as zeros; a missing size is imputed.
-	res = s.do(t, http.MethodPost, "/v1/models/"+done.ModelID+"/predict", `{"data":[{"when":"2017-03-01","kind":"castle","flag":"Yes","size":""}]}`)
+	res = s.do(t, http.MethodPost, "/v1/models/"+done.ModelID+"/predict", `{"data":[{"when":"2017-03-01","kind":"castle","flag":"Yes","size":""},{"when":"2017-03-01","kind":"flat","flag":"no","size":"FLAT"}]}`)
 	if res.status != http.StatusOK {
 		t.Errorf("predict = %d %s", res.status, res.body)
 	}

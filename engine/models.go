@@ -235,7 +235,7 @@ func (e *Engine) Predict(ctx context.Context, id string, req PredictRequest) (Pr
 		}
 		e.models.put(m.ID, lm)
 	}
-	frame, cols, err := predictFrame(lm.pipeline, m.Columns, req.Rows)
+	frame, cols, err := predictFrame(lm.pipeline, m.Columns, dropTokens(req.Rows, lm.pipeline.Missing))
 	if err != nil {
 		return Prediction{}, err
 	}
@@ -319,6 +319,30 @@ func predictFrame(p pipeline, meta []columnar.Column, rows []PredictRow) ([]*fra
 	}
 	_ = meta
 	return frame, names, nil
+}
+
+// dropTokens returns rows where values equal to a missing-value token
+// (any case) read as missing; the echo keeps the values as given.
+func dropTokens(rows []PredictRow, tokens []string) []PredictRow {
+	if len(tokens) == 0 {
+		return rows
+	}
+	set := map[string]bool{}
+	for _, t := range tokens {
+		set[strings.ToLower(strings.TrimSpace(t))] = true
+	}
+	out := make([]PredictRow, len(rows))
+	for i, r := range rows {
+		vals := make([]any, len(r.Values))
+		for j, v := range r.Values {
+			if s, ok := v.(string); ok && set[strings.ToLower(strings.TrimSpace(s))] {
+				v = nil
+			}
+			vals[j] = v
+		}
+		out[i] = PredictRow{Names: r.Names, Values: vals}
+	}
+	return out
 }
 
 func lookup(r PredictRow, name string) (any, bool) {

@@ -150,6 +150,9 @@ type prepColumn struct {
 type pipeline struct {
 	Columns []prepColumn `json:"columns"`
 	Target  string       `json:"target"`
+	// Missing are the session's missing-value tokens, applied to predicted
+	// rows too.
+	Missing []string `json:"missing,omitempty"`
 }
 
 // fitPipeline fits the preparation of the feature columns on the given

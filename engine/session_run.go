@@ -8,6 +8,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -88,6 +89,7 @@ func (e *Engine) loadSessionData(ctx context.Context, s Session, isView bool) (*
 	if err != nil {
 		return nil, err
 	}
+	markMissing(frame, s.MissingValues)
 	d := &sessionData{cols: used, frame: frame, target: columnIndex(used, s.TargetColumn)}
 	t := frame[d.target]
 	for i, v := range t.Num {
@@ -97,6 +99,30 @@ func (e *Engine) loadSessionData(ctx context.Context, s Session, isView bool) (*
 		}
 	}
 	return d, nil
+}
+
+// markMissing treats the session's missing-value tokens (REFERENCE §2.3
+// missingValues, MODELLING §12.1) as missing in text columns; numbers,
+// logicals and dates were parsed at upload, where the dataset's own tokens
+// already applied.
+func markMissing(frame []*frameColumn, tokens []string) {
+	if len(tokens) == 0 {
+		return
+	}
+	set := map[string]bool{}
+	for _, t := range tokens {
+		set[strings.ToLower(strings.TrimSpace(t))] = true
+	}
+	for _, fc := range frame {
+		if !fc.isText() {
+			continue
+		}
+		for i, v := range fc.Text {
+			if fc.OK[i] && set[strings.ToLower(strings.TrimSpace(v))] {
+				fc.OK[i] = false
+			}
+		}
+	}
 }
 
 // split draws the test rows (20 %, at least 1, MODELLING §5.2) from the
@@ -174,6 +200,7 @@ func (e *Engine) runRegression(ctx context.Context, s Session, rec sessionRecord
 	trainRows, testRows := pick(d.rows, trainPos), pick(d.rows, testPos)
 	yTrain, yTest := pickF(d.y, trainPos), pickF(d.y, testPos)
 	pipe := fitPipeline(d.frame, d.cols, trainRows)
+	pipe.Missing = s.MissingValues
 	features := pipe.Features()
 	if len(features) == 0 {
 		return &Error{Kind: Invalid, Msg: "No feature column has a value in the training rows."}
@@ -253,6 +280,7 @@ func (e *Engine) runRegression(ctx context.Context, s Session, rec sessionRecord
 	// The saved model: the champion refitted on every row, with a
 	// preparation fitted on every row too (MODELLING §5.2).
 	all := fitPipeline(d.frame, d.cols, d.rows)
+	all.Missing = s.MissingValues
 	xAll, err := all.encode(d.frame, d.rows)
 	if err != nil {
 		return err
