@@ -250,20 +250,33 @@ func (e *Engine) Predict(ctx context.Context, id string, req PredictRequest) (Pr
 	pred := make([]float64, len(rows))
 	lm.model.Predict(x, pred)
 	out := Prediction{Model: m, Messages: []Message{}}
-	index := map[string]int{}
+	colIndex := map[string]int{}
 	for _, name := range cols {
 		if strings.EqualFold(name, m.Target) {
 			continue
 		}
-		index[strings.ToLower(name)] = len(out.Columns)
+		colIndex[strings.ToLower(name)] = len(out.Columns)
 		out.Columns = append(out.Columns, name)
 	}
 	out.Columns = append(out.Columns, m.Target)
 	out.Rows = make([][]string, len(req.Rows))
+	cells := make([]string, len(req.Rows)*len(out.Columns))
+	var layout []string // the names of the previous row, and where each goes
+	var slots []int
 	for i, r := range req.Rows {
-		row := make([]string, len(out.Columns))
-		for j, name := range r.Names {
-			if k, ok := index[strings.ToLower(name)]; ok {
+		row := cells[i*len(out.Columns) : (i+1)*len(out.Columns) : (i+1)*len(out.Columns)]
+		if !sameLayout(layout, r.Names) {
+			layout, slots = r.Names, make([]int, len(r.Names))
+			for j, name := range r.Names {
+				k, ok := colIndex[strings.ToLower(name)]
+				if !ok {
+					k = -1
+				}
+				slots[j] = k
+			}
+		}
+		for j, k := range slots {
+			if k >= 0 {
 				row[k] = valueString(r.Values[j])
 			}
 		}
@@ -301,8 +314,20 @@ func predictFrame(p pipeline, meta []columnar.Column, rows []PredictRow) ([]*fra
 			continue
 		}
 		fc := &frameColumn{Name: pc.Name, Type: pc.Type}
+		if fc.isText() {
+			fc.Text, fc.OK = make([]string, 0, len(rows)), make([]bool, 0, len(rows))
+		} else {
+			fc.Num = make([]float64, 0, len(rows))
+		}
+		pos := -1 // where the previous row had this column: rows usually share a layout
 		for ri, r := range rows {
-			v, present := lookup(r, pc.Name)
+			var v any
+			present := false
+			if pos >= 0 && pos < len(r.Names) && strings.EqualFold(r.Names[pos], pc.Name) {
+				v, present = r.Values[pos], true
+			} else if pos = index(r.Names, pc.Name); pos >= 0 {
+				v, present = r.Values[pos], true
+			}
 			if err := appendValue(fc, v, present); err != nil {
 				return nil, nil, &Error{Kind: Invalid, Msg: fmt.Sprintf("Row %d: %s", ri, err), Details: map[string]any{
 					pc.Name: []string{fmt.Sprintf("row %d: %s", ri, err)}}}
@@ -319,6 +344,23 @@ func predictFrame(p pipeline, meta []columnar.Column, rows []PredictRow) ([]*fra
 	}
 	_ = meta
 	return frame, names, nil
+}
+
+// sameLayout reports whether two rows name the same columns in the same
+// order (the common case: every row shares one slice).
+func sameLayout(a, b []string) bool {
+	if len(a) != len(b) || a == nil {
+		return false
+	}
+	if &a[0] == &b[0] {
+		return true
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // dropTokens returns rows where values equal to a missing-value token
@@ -345,13 +387,14 @@ func dropTokens(rows []PredictRow, tokens []string) []PredictRow {
 	return out
 }
 
-func lookup(r PredictRow, name string) (any, bool) {
-	for i, n := range r.Names {
+// index finds name among names, in any case; -1 when absent.
+func index(names []string, name string) int {
+	for i, n := range names {
 		if strings.EqualFold(n, name) {
-			return r.Values[i], true
+			return i
 		}
 	}
-	return nil, false
+	return -1
 }
 
 // appendValue adds one submitted value to a frame column; absent, null and

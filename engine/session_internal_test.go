@@ -16,7 +16,9 @@ import (
 )
 
 // newTestEngine opens an engine on a DuckDB file in a temp directory.
-func newTestEngine(t *testing.T) *Engine {
+func newTestEngine(t *testing.T) *Engine { return newBenchEngine(t) }
+
+func newBenchEngine(t testing.TB) *Engine {
 	t.Helper()
 	store, err := duckstore.Open(t.Context(), filepath.Join(t.TempDir(), "vatic.duckdb"), duckstore.Options{Threads: 2})
 	if err != nil {
@@ -52,7 +54,9 @@ func (e *Engine) putTestCSV(t *testing.T, name, text string) {
 	}
 }
 
-func (e *Engine) waitSession(t *testing.T, id string) Session {
+func (e *Engine) waitSession(t *testing.T, id string) Session { return waitSessionB(t, e, id) }
+
+func waitSessionB(t testing.TB, e *Engine, id string) Session {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
