@@ -63,6 +63,7 @@ func TestRunRanksAndIsolatesFailures(t *testing.T) {
 
 func TestRunStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
 	started := 0
 	var cands []contest.Candidate[int]
 	for range 10 {
