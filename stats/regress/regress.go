@@ -14,6 +14,7 @@ import (
 	"encoding"
 	"errors"
 	"fmt"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -91,14 +92,25 @@ func frame(key string, payload []byte) []byte {
 	return append(out, payload...)
 }
 
-// Algorithms is the regression line-up of MODELLING §6.2, in the order the
-// contest lists them.
+// Algorithms is the regression line-up of MODELLING §6.2, in its order
+// (simpler models first, so they win ties in the contest).
 func Algorithms() []Algorithm {
-	return lineup
+	out := slices.Clone(lineup)
+	rank := func(a Algorithm) int {
+		if i := slices.Index(lineupOrder, a.Key()); i >= 0 {
+			return i
+		}
+		return len(lineupOrder)
+	}
+	slices.SortStableFunc(out, func(a, b Algorithm) int { return rank(a) - rank(b) })
+	return out
 }
 
-// lineup is filled by each algorithm file's init, in file-name order;
-// Algorithms sorts nothing, so the order is stable across runs.
+// lineupOrder is MODELLING §6.2's order of the keys.
+var lineupOrder = []string{"ols", "ridge", "lasso", "knn", "random_forest", "gbm"}
+
+// lineup is filled by each algorithm file's init (in file-name order);
+// Algorithms puts it in lineupOrder.
 var lineup []Algorithm
 
 func addAlgorithm(a Algorithm) { lineup = append(lineup, a) }

@@ -1,0 +1,100 @@
+package regress_test
+
+import (
+	"encoding/csv"
+	"errors"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/vaticml/vatic/stats/regress"
+)
+
+// Shared fixtures of the linear and k-NN tests.
+
+// linFriedman reads testdata/friedman1.csv (2000 rows of x0..x9, y from
+// scikit-learn's make_friedman1) and splits it as reference_linear.py
+// does: the first 1600 rows train, the last 400 test.
+func linFriedman(tb testing.TB) (xtr *mat.Dense, ytr []float64, xte *mat.Dense, yte []float64) {
+	tb.Helper()
+	f, err := os.Open("testdata/friedman1.csv")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	if _, err := r.Read(); err != nil { // header
+		tb.Fatal(err)
+	}
+	var data, y []float64
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for j, s := range rec {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			if j == len(rec)-1 {
+				y = append(y, v)
+			} else {
+				data = append(data, v)
+			}
+		}
+	}
+	const ntr, p = 1600, 10
+	if len(y) != 2000 || len(data) != 2000*p {
+		tb.Fatalf("friedman1.csv has %d rows, want 2000", len(y))
+	}
+	return mat.NewDense(ntr, p, data[:ntr*p]), y[:ntr], mat.NewDense(len(y)-ntr, p, data[ntr*p:]), y[ntr:]
+}
+
+// linRMSE is the root mean squared error of yhat against y.
+func linRMSE(y, yhat []float64) float64 {
+	var s float64
+	for i, v := range y {
+		e := v - yhat[i]
+		s += e * e
+	}
+	return math.Sqrt(s / float64(len(y)))
+}
+
+// linClose reports |got − want| ≤ tol·max(1, |want|).
+func linClose(got, want, tol float64) bool {
+	return math.Abs(got-want) <= tol*max(1, math.Abs(want))
+}
+
+// linPredict returns m's predictions for the rows of x.
+func linPredict(m regress.Model, x mat.Matrix) []float64 {
+	n, _ := x.Dims()
+	dst := make([]float64, n)
+	m.Predict(x, dst)
+	return dst
+}
+
+// linRandom returns n rows of p standard normal columns and
+// y = Σ_j (j+1)·x_j + noise, from a fixed seed.
+func linRandom(n, p int, seed uint64) (*mat.Dense, []float64) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	x := mat.NewDense(n, p, nil)
+	y := make([]float64, n)
+	for i := range n {
+		row := x.RawRowView(i)
+		for j := range row {
+			row[j] = rng.NormFloat64()
+			y[i] += float64(j+1) * row[j]
+		}
+		y[i] += rng.NormFloat64()
+	}
+	return x, y
+}
