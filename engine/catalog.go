@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/vaticml/vatic/columnar"
 )
@@ -298,4 +299,43 @@ func randomID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// loadHistories reads the status histories of the given jobs (imports or
+// sessions) from table, whose job column is idColumn, in order.
+func (e *Engine) loadHistories(ctx context.Context, table, idColumn string, ids []string, add func(id string, h StatusChange)) error {
+	rows, err := e.store.Rows(ctx, `SELECT `+idColumn+`, date, status FROM catalog.`+table+`
+		WHERE list_contains(from_json(?, '["VARCHAR"]'), `+idColumn+`) ORDER BY `+idColumn+`, seq`, stringList(ids))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, st string
+		var at time.Time
+		if err := rows.Scan(&id, &at, &st); err != nil {
+			return err
+		}
+		add(id, StatusChange{Date: at.UTC(), Status: Status(st)})
+	}
+	return rows.Err()
+}
+
+// loadMessages reads the messages of the given jobs from table, in order.
+func (e *Engine) loadMessages(ctx context.Context, table, idColumn string, ids []string, add func(id string, m Message)) error {
+	rows, err := e.store.Rows(ctx, `SELECT `+idColumn+`, severity, message FROM catalog.`+table+`
+		WHERE list_contains(from_json(?, '["VARCHAR"]'), `+idColumn+`) ORDER BY `+idColumn+`, seq`, stringList(ids))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var m Message
+		if err := rows.Scan(&id, &m.Severity, &m.Text); err != nil {
+			return err
+		}
+		add(id, m)
+	}
+	return rows.Err()
 }

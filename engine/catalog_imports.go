@@ -284,38 +284,15 @@ func (e *Engine) listImports(ctx context.Context, f importFilter) ([]Import, int
 	for i, imp := range out {
 		ids[i] = imp.ID
 	}
-	hist, err := e.store.Rows(ctx, `SELECT import_id, date, status FROM catalog.import_history
-		WHERE list_contains(from_json(?, '["VARCHAR"]'), import_id) ORDER BY import_id, seq`, stringList(ids))
-	if err != nil {
-		return nil, 0, err
-	}
-	defer hist.Close()
-	for hist.Next() {
-		var id, st string
-		var at time.Time
-		if err := hist.Scan(&id, &at, &st); err != nil {
-			return nil, 0, err
-		}
+	if err := e.loadHistories(ctx, "import_history", "import_id", ids, func(id string, h StatusChange) {
 		imp := &out[index[id]]
-		imp.History = append(imp.History, StatusChange{Date: at.UTC(), Status: Status(st)})
-	}
-	if err := hist.Err(); err != nil {
+		imp.History = append(imp.History, h)
+	}); err != nil {
 		return nil, 0, err
 	}
-	msgs, err := e.store.Rows(ctx, `SELECT import_id, severity, message FROM catalog.import_messages
-		WHERE list_contains(from_json(?, '["VARCHAR"]'), import_id) ORDER BY import_id, seq`, stringList(ids))
-	if err != nil {
-		return nil, 0, err
-	}
-	defer msgs.Close()
-	for msgs.Next() {
-		var id string
-		var m Message
-		if err := msgs.Scan(&id, &m.Severity, &m.Text); err != nil {
-			return nil, 0, err
-		}
+	err = e.loadMessages(ctx, "import_messages", "import_id", ids, func(id string, m Message) {
 		imp := &out[index[id]]
 		imp.Messages = append(imp.Messages, m)
-	}
-	return out, total, msgs.Err()
+	})
+	return out, total, err
 }

@@ -284,40 +284,16 @@ func (e *Engine) listSessions(ctx context.Context, f sessionFilter) ([]Session, 
 	for i, s := range out {
 		ids[i] = s.ID
 	}
-	hist, err := e.store.Rows(ctx, `SELECT session_id, date, status FROM catalog.session_history
-		WHERE list_contains(from_json(?, '["VARCHAR"]'), session_id) ORDER BY session_id, seq`, stringList(ids))
-	if err != nil {
-		return nil, 0, err
-	}
-	defer hist.Close()
-	for hist.Next() {
-		var id, st string
-		var at time.Time
-		if err := hist.Scan(&id, &at, &st); err != nil {
-			return nil, 0, err
-		}
+	if err := e.loadHistories(ctx, "session_history", "session_id", ids, func(id string, h StatusChange) {
 		s := &out[index[id]]
-		s.History = append(s.History, StatusChange{Date: at.UTC(), Status: Status(st)})
-	}
-	if err := hist.Err(); err != nil {
+		s.History = append(s.History, h)
+	}); err != nil {
 		return nil, 0, err
 	}
-	msgs, err := e.store.Rows(ctx, `SELECT session_id, severity, message FROM catalog.session_messages
-		WHERE list_contains(from_json(?, '["VARCHAR"]'), session_id) ORDER BY session_id, seq`, stringList(ids))
-	if err != nil {
-		return nil, 0, err
-	}
-	defer msgs.Close()
-	for msgs.Next() {
-		var id string
-		var m Message
-		if err := msgs.Scan(&id, &m.Severity, &m.Text); err != nil {
-			return nil, 0, err
-		}
+	if err := e.loadMessages(ctx, "session_messages", "session_id", ids, func(id string, m Message) {
 		s := &out[index[id]]
 		s.Messages = append(s.Messages, m)
-	}
-	if err := msgs.Err(); err != nil {
+	}); err != nil {
 		return nil, 0, err
 	}
 	if e.sessions != nil {

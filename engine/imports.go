@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"path"
 	"strings"
@@ -412,19 +413,27 @@ func (p *importPool) recover(ctx context.Context) error {
 }
 
 func (p *importPool) work(ctx context.Context) {
+	workLoop(ctx, p.e.log, "import", p.wake, p.claim, p.run)
+}
+
+// workLoop is a job worker's loop (imports, sessions): claim a job and run
+// it; when none waits, sleep until woken or for 5 s (a job another process
+// queued is found then); stop when ctx ends.
+func workLoop(ctx context.Context, log *slog.Logger, what string, wake <-chan struct{},
+	claim func(context.Context) (string, error), run func(context.Context, string)) {
 	for {
-		id, err := p.claim(ctx)
+		id, err := claim(ctx)
 		if err != nil && ctx.Err() == nil {
-			p.e.log.ErrorContext(ctx, "claim import", LogErr, err)
+			log.ErrorContext(ctx, "claim "+what, LogErr, err)
 		}
 		if id != "" {
-			p.run(ctx, id)
+			run(ctx, id)
 			continue
 		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-p.wake:
+		case <-wake:
 		case <-time.After(5 * time.Second):
 		}
 	}

@@ -129,21 +129,17 @@ func (e *Engine) DeleteModels(ctx context.Context, q ModelQuery) error {
 	if err != nil {
 		return err
 	}
-	ms, _, err := e.listModels(ctx, f)
-	if err != nil {
-		return err
-	}
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		ids[i] = m.ID
-		e.models.forget(m.ID)
-	}
-	return e.deleteModelRows(ctx, ids)
+	return e.deleteModels(ctx, f)
 }
 
 // modelsOf removes the models built on a data source (cascade=model).
 func (e *Engine) modelsOf(ctx context.Context, source string) error {
-	ms, _, err := e.listModels(ctx, modelFilter{DataSource: source})
+	return e.deleteModels(ctx, modelFilter{DataSource: source})
+}
+
+// deleteModels removes the models matching f.
+func (e *Engine) deleteModels(ctx context.Context, f modelFilter) error {
+	ms, _, err := e.listModels(ctx, f)
 	if err != nil {
 		return err
 	}

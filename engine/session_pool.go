@@ -119,22 +119,7 @@ func (p *sessionPool) stop() {
 }
 
 func (p *sessionPool) work(ctx context.Context) {
-	for {
-		id, err := p.claim(ctx)
-		if err != nil && ctx.Err() == nil {
-			p.e.log.ErrorContext(ctx, "claim session", LogErr, err)
-		}
-		if id != "" {
-			p.run(ctx, id)
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-p.wake:
-		case <-time.After(5 * time.Second):
-		}
-	}
+	workLoop(ctx, p.e.log, "session", p.wake, p.claim, p.run)
 }
 
 // claim hands a session to a worker: an orphan of a previous process
