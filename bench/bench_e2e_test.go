@@ -11,7 +11,8 @@ import (
 // TestEndToEnd runs every workload, small, against the real binary named by
 // VATIC_BIN (make build && VATIC_BIN=$PWD/bin/vatic go test ./bench -run EndToEnd -v).
 // It checks that the harness works against the server, not the targets:
-// timings at this size say nothing.
+// timings at this size say nothing. The regression workload runs on the
+// 100-row fixture of friedman1.csv.
 func TestEndToEnd(t *testing.T) {
 	bin := os.Getenv("VATIC_BIN")
 	if bin == "" {
@@ -19,6 +20,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 	var progress strings.Builder
 	cfg := bench.Config{Vatic: bin, Rows: 20_000, ViewRows: 20_000, Seed: 1, Dir: t.TempDir(), Runs: 1, Progress: &progress}
+	cfg = withRegression(cfg) // the scikit-learn side from the fixture: no Python needed
 	if args := os.Getenv("VATIC_BENCH_SERVE_ARGS"); args != "" {
 		cfg.ServeArgs = strings.Fields(args)
 	}
@@ -27,8 +29,10 @@ func TestEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run = %v", err)
 	}
-	if got := countByName(results); len(got) != 13 {
-		t.Errorf("Run gave results %v, want 13 names with one run each", got)
+	// 13 names of the table and view workloads; 12 of regression (our
+	// contest, scikit-learn's, its 7 fits, linear, predict json and csv).
+	if got := countByName(results); len(got) != 25 {
+		t.Errorf("Run gave results %v, want 25 names", got)
 	}
 	var out strings.Builder
 	bench.WriteResults(&out, results)

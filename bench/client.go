@@ -361,3 +361,163 @@ func (c *Client) ImportURL(ctx context.Context, name, fileURL string) (time.Dura
 	}
 	return elapsed, out, nil
 }
+
+// Session is the part of a session object (GET /sessions/{id}) the
+// harness reads.
+type Session struct {
+	SessionID     string         `json:"sessionId"`
+	Status        string         `json:"status"`
+	ModelID       string         `json:"modelId"`
+	StatusHistory []StatusChange `json:"statusHistory"`
+	Algorithm     *struct {
+		Key  string `json:"key"`
+		Name string `json:"name"`
+	} `json:"algorithm"`
+	Messages []struct {
+		Severity string `json:"severity"`
+		Message  string `json:"message"`
+	} `json:"messages"`
+}
+
+// StatusChange is one entry of a session's statusHistory.
+type StatusChange struct {
+	Date   string `json:"date"`
+	Status string `json:"status"`
+}
+
+// AlgorithmKey returns the key of the session's champion, or "".
+func (s Session) AlgorithmKey() string {
+	if s.Algorithm == nil {
+		return ""
+	}
+	return s.Algorithm.Key
+}
+
+// ContestTime returns the time from the session's (last) started entry to
+// its completed entry in statusHistory: the server's own account of how
+// long the contest took, without queueing or polling.
+func (s Session) ContestTime() (time.Duration, error) {
+	var started, completed time.Time
+	for _, h := range s.StatusHistory {
+		if h.Status != "started" && h.Status != "completed" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, h.Date)
+		if err != nil {
+			return 0, fmt.Errorf("bench: session %s: statusHistory date %q: %w", s.SessionID, h.Date, err)
+		}
+		if h.Status == "started" {
+			started = t
+		} else {
+			completed = t
+		}
+	}
+	if started.IsZero() || completed.IsZero() {
+		return 0, fmt.Errorf("bench: session %s: statusHistory %+v lacks started or completed", s.SessionID, s.StatusHistory)
+	}
+	return completed.Sub(started), nil
+}
+
+// CreateModelSession starts a model session (POST /sessions/model) on data
+// source name with the given target column and prediction domain
+// (regression, classification, anomalies) and returns the answer.
+func (c *Client) CreateModelSession(ctx context.Context, name, target, domain string) (Session, error) {
+	body, _ := json.Marshal(map[string]string{"dataSourceName": name, "targetColumn": target, "predictionDomain": domain})
+	req, err := c.newRequest(ctx, http.MethodPost, strings.TrimRight(c.BaseURL, "/")+"/sessions/model", bytes.NewReader(body))
+	if err != nil {
+		return Session{}, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	return c.session(req)
+}
+
+// GetSession reads session id (GET /sessions/{id}).
+func (c *Client) GetSession(ctx context.Context, id string) (Session, error) {
+	req, err := c.newRequest(ctx, http.MethodGet, strings.TrimRight(c.BaseURL, "/")+"/sessions/"+url.PathEscape(id), nil)
+	if err != nil {
+		return Session{}, err
+	}
+	return c.session(req)
+}
+
+func (c *Client) session(req *http.Request) (Session, error) {
+	resp, err := c.do(req)
+	if err != nil {
+		return Session{}, err
+	}
+	defer resp.Body.Close()
+	var s Session
+	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
+		return Session{}, fmt.Errorf("bench: decode answer to %s %s: %w", req.Method, req.URL.Path, err)
+	}
+	return s, nil
+}
+
+// WaitSession polls session id every interval until it leaves requested,
+// started and cancellationPending, and returns it. A session that ends
+// other than completed is an error naming its messages.
+func (c *Client) WaitSession(ctx context.Context, id string, every time.Duration) (Session, error) {
+	for {
+		s, err := c.GetSession(ctx, id)
+		if err != nil {
+			return Session{}, err
+		}
+		switch s.Status {
+		case "requested", "started", "cancellationPending":
+		case "completed":
+			return s, nil
+		default:
+			var msgs []string
+			for _, m := range s.Messages {
+				msgs = append(msgs, m.Severity+": "+m.Message)
+			}
+			return s, fmt.Errorf("bench: session %s ended %s: %s", id, s.Status, strings.Join(msgs, "; "))
+		}
+		select {
+		case <-ctx.Done():
+			return Session{}, ctx.Err()
+		case <-time.After(every):
+		}
+	}
+}
+
+// Predict posts body to POST /models/{id}/predict with the given
+// Content-Type and Accept and returns the whole answer, read into memory
+// (so that timing the call times the transfer, not the caller's parsing).
+func (c *Client) Predict(ctx context.Context, modelID string, body []byte, contentType, accept string) ([]byte, error) {
+	req, err := c.newRequest(ctx, http.MethodPost, strings.TrimRight(c.BaseURL, "/")+"/models/"+url.PathEscape(modelID)+"/predict", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("Accept", accept)
+	resp, err := c.do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("bench: read answer to predict with model %s: %w", modelID, err)
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != accept {
+		return nil, fmt.Errorf("bench: predict with model %s: Content-Type %q, want %s", modelID, resp.Header.Get("Content-Type"), accept)
+	}
+	return b, nil
+}
+
+// DeleteCascade removes dataset name with DELETE /data/{name}?cascade=…,
+// one cascade parameter per value (session, model, view, vocabulary).
+func (c *Client) DeleteCascade(ctx context.Context, name string, cascade ...string) error {
+	q := url.Values{"cascade": cascade}
+	req, err := c.newRequest(ctx, http.MethodDelete, c.dataURL(name)+"?"+q.Encode(), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.do(req)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, resp.Body)
+	return resp.Body.Close()
+}

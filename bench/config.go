@@ -17,10 +17,14 @@ const (
 	WorkloadImportURL = "importurl"
 	// WorkloadView is ReadView: every row of a view as CSV.
 	WorkloadView = "view"
+	// WorkloadRegression is the regression contest against scikit-learn
+	// (Regression/contest, Regression/fit) and the predict throughput of a
+	// linear champion (Regression/linear, Regression/predict).
+	WorkloadRegression = "regression"
 )
 
 // Workloads lists every workload in the order [Run] runs them.
-var Workloads = []string{WorkloadImport, WorkloadImportURL, WorkloadStats, WorkloadCSV, WorkloadView}
+var Workloads = []string{WorkloadImport, WorkloadImportURL, WorkloadStats, WorkloadCSV, WorkloadView, WorkloadRegression}
 
 // Config describes one benchmark session. The zero value of each field
 // means the documented default; Vatic and Dir are required.
@@ -55,7 +59,30 @@ type Config struct {
 	Dir string
 	// Runs is how many times each workload runs; default 3. Each run
 	// measures the server and the anchor back to back, in alternating order.
+	// The regression workload runs scikit-learn once and every fold of the
+	// contest (and the predict part) once per run.
 	Runs int
+	// Friedman is the CSV file of the regression workload's contest
+	// (stats/regress/testdata/friedman1.csv): a header, numeric columns,
+	// the target last. Required by that workload only.
+	Friedman string
+	// Python is the interpreter that runs the scikit-learn side of the
+	// regression workload (regression.py, embedded); it needs numpy and
+	// scikit-learn. Default /usr/bin/python3.
+	Python string
+	// SklearnJSON, when set, is a saved output of regression.py for
+	// Friedman, read instead of running Python (tests, or to reuse one
+	// scikit-learn measurement across sessions).
+	SklearnJSON string
+	// PredictRows is the number of rows (of 20 features) of the regression
+	// workload's linear dataset that its champion predicts in one request;
+	// default 100,000.
+	PredictRows int
+	// LinearTrainRows is how many of those rows (the first ones) the
+	// linear contest trains on; default 10,000, at most PredictRows. The
+	// contest runs every algorithm, so its time grows faster than linearly
+	// with the rows.
+	LinearTrainRows int
 	// Progress receives one line per step, for a human watching; nil discards.
 	Progress io.Writer
 }
@@ -69,6 +96,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Runs == 0 {
 		c.Runs = 3
+	}
+	if c.Python == "" {
+		c.Python = "/usr/bin/python3"
+	}
+	if c.PredictRows == 0 {
+		c.PredictRows = 100_000
+	}
+	if c.LinearTrainRows == 0 {
+		c.LinearTrainRows = 10_000
 	}
 	if c.Progress == nil {
 		c.Progress = io.Discard
@@ -94,6 +130,12 @@ func (c Config) Validate() error {
 	}
 	if c.Runs < 1 {
 		errs = append(errs, fmt.Errorf("bench: Runs = %d, want at least 1", c.Runs))
+	}
+	if c.PredictRows < minPredictRows {
+		errs = append(errs, fmt.Errorf("bench: PredictRows = %d, want at least %d", c.PredictRows, minPredictRows))
+	}
+	if c.LinearTrainRows < minPredictRows {
+		errs = append(errs, fmt.Errorf("bench: LinearTrainRows = %d, want at least %d", c.LinearTrainRows, minPredictRows))
 	}
 	if c.BaseURL != "" && !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
 		errs = append(errs, fmt.Errorf("bench: BaseURL %q is not an http(s) URL", c.BaseURL))

@@ -14,6 +14,14 @@
 //     DuckDB's time.
 //   - ReadCSV: GET /v1/data/{name} with Accept: text/csv and no paging,
 //     counting the lines received. Target: at least 1 M rows/s.
+//   - Regression: the regression contest (POST /v1/sessions/model) on the
+//     25 training folds of 5 × repeated 5-fold cross-validation of
+//     friedman1.csv, its champions predicting the test folds, against
+//     seven scikit-learn regressors at defaults on the same folds
+//     (regression.py, see [SklearnReport]). Targets: mean RMSE at most
+//     1.01× the best scikit-learn model's; summed contest time at most
+//     1.0× the models' summed fit time. Then a linear champion's predict
+//     throughput over HTTP (the 1 M rows/s target is the kernel's).
 //
 // Inputs are generated deterministically from a seed (see [WriteCSV]) and
 // cached on disk by [Generate]. [Run] runs the workloads, alternating the

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"runtime"
@@ -18,6 +19,8 @@ const (
 	UnitRowsPerSec = "rows/s"
 	UnitMBPerSec   = "MB/s"              // 10⁶ bytes per second of the file or response body
 	UnitRSSGrowth  = "peak-rss-growth-B" // VmHWM after the run minus VmRSS before it, bytes
+	UnitRMSE       = "rmse"              // root mean square error of predictions on held-out rows
+	UnitClientNs   = "client-ns"         // a session's time as the client saw it: POST to seeing completed, ns
 )
 
 // Metric is one measured value with its unit.
@@ -33,6 +36,10 @@ type Result struct {
 	Name    string
 	Elapsed time.Duration
 	Metrics []Metric
+	// Labels are facts of the run that are not numbers (the champion of a
+	// contest, [LabelChampion]); the summary uses them, the benchmark line
+	// does not show them.
+	Labels map[string]string
 }
 
 // Metric returns the value of the metric with unit u, and whether it is there.
@@ -56,8 +63,8 @@ func WriteHeader(w io.Writer, rows int, seed int64) error {
 	if cpu := cpuModel(); cpu != "" {
 		fmt.Fprintf(w, "cpu: %s\n", cpu)
 	}
-	_, err = fmt.Fprintf(w, "rows: %d\nseed: %d\nUnit %s better=higher\nUnit %s better=lower\n",
-		rows, seed, UnitRowsPerSec, UnitRSSGrowth)
+	_, err = fmt.Fprintf(w, "rows: %d\nseed: %d\nUnit %s better=higher\nUnit %s better=lower\nUnit %s better=lower\nUnit %s better=lower\n",
+		rows, seed, UnitRowsPerSec, UnitRSSGrowth, UnitRMSE, UnitClientNs)
 	return err
 }
 
@@ -106,16 +113,33 @@ const (
 	StatsRatioTarget  = 1.2       // vatic time ÷ duckdb time, at most
 	ReadCSVTarget     = 1e6       // rows/s, at least
 	ViewRatioTarget   = 1.5       // vatic time ÷ duckdb time of ReadView, at most
+	// RegressionRMSETarget bounds the mean test RMSE of our contest's
+	// champions ÷ that of the best scikit-learn model, over the same folds.
+	RegressionRMSETarget = 1.01
+	// RegressionTimeTarget bounds our contests' summed time (statusHistory,
+	// started to completed) ÷ the summed fit time of the scikit-learn
+	// models, over the same folds.
+	RegressionTimeTarget = 1.0
+	// PredictTarget is the predict throughput of a linear model on 20
+	// features, rows/s. It is the model kernel's target (a Go
+	// micro-benchmark beside the code); the HTTP figures of
+	// Regression/predict are reported against it only when they reach it.
+	PredictTarget = 1e6
 )
 
-// Check is one target evaluated over the results.
+// Check is one target evaluated over the results, or a figure noted
+// beside them.
 type Check struct {
 	Workload string // ImportCSV/plain
 	What     string // what Value is
 	Value    float64
+	Text     string // shown instead of Value when set
 	Detail   string // the numbers behind Value
 	Target   string // the target, with its comparison
 	Pass     bool
+	// Note marks a figure without a target: neither PASS nor MISS, and
+	// Target, if set, is a remark.
+	Note bool
 }
 
 // Checks evaluates every target whose results are present: ratios of
@@ -154,7 +178,158 @@ func Checks(results []Result) []Check {
 	if c, ok := timeRatio(results, "ReadView", ViewRatioTarget); ok {
 		out = append(out, c)
 	}
+	return append(out, regressionChecks(results)...)
+}
+
+// regressionChecks evaluates the regression workload: our champions' mean
+// RMSE against the best scikit-learn model's, our contests' time against
+// the models' summed fit times, the linear champion and the predict
+// throughput, with notes on every scikit-learn model.
+func regressionChecks(results []Result) []Check {
+	const w = "Regression"
+	var out []Check
+	var keys []string // scikit-learn models, in order of appearance
+	for _, r := range results {
+		if k, ok := strings.CutPrefix(r.Name, w+"/fit/model="); ok {
+			if k, ok = strings.CutSuffix(k, "/impl=sklearn"); ok && !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	fitName := func(k string) string { return w + "/fit/model=" + k + "/impl=sklearn" }
+	ours := values(results, w+"/contest/impl=vatic", UnitRMSE)
+	oursTimes := elapsedSeconds(results, w+"/contest/impl=vatic")
+	folds := len(elapsedSeconds(results, w+"/contest/impl=sklearn"))
+	bestKey, best := "", math.Inf(1)
+	for _, k := range keys {
+		if m := mean(values(results, fitName(k), UnitRMSE)); m < best {
+			bestKey, best = k, m
+		}
+	}
+	if len(ours) > 0 && bestKey != "" {
+		r := mean(ours) / best
+		out = append(out, Check{
+			Workload: w, What: "RMSE vatic÷best sklearn", Value: r,
+			Detail: fmt.Sprintf("%.4f vs %.4f %s, %s", mean(ours), best, bestKey, foldsNote(len(ours), folds)),
+			Target: fmt.Sprintf("<= %.2f", RegressionRMSETarget), Pass: r <= RegressionRMSETarget,
+		})
+	}
+	sklearnTime := sum(elapsedSeconds(results, w+"/contest/impl=sklearn"))
+	var oursTime float64 // one run's contests: the mean per fold times the folds
+	if len(oursTimes) > 0 && folds > 0 && sklearnTime > 0 {
+		oursTime = mean(oursTimes) * float64(folds)
+		r := oursTime / sklearnTime
+		out = append(out, Check{
+			Workload: w, What: "time vatic÷sklearn fits", Value: r,
+			Detail: fmt.Sprintf("contests %s vs %d models' fits %s, %d folds", secs(oursTime), len(keys), secs(sklearnTime), folds),
+			Target: fmt.Sprintf("<= %.2f", RegressionTimeTarget), Pass: r <= RegressionTimeTarget,
+		})
+	}
+	if client := values(results, w+"/contest/impl=vatic", UnitClientNs); len(client) > 0 && folds > 0 {
+		t := mean(client) / 1e9 * float64(folds)
+		out = append(out, Check{
+			Workload: w, What: "client time s", Value: t, Note: true,
+			Detail: fmt.Sprintf("POST to seeing completed, polled every 20 ms, summed over %d folds; statusHistory %s", folds, secs(oursTime)),
+		})
+	}
+	if tally := labelTally(results, w+"/contest/impl=vatic", LabelChampion); tally != "" {
+		out = append(out, Check{Workload: w, What: "champions", Text: tally, Note: true,
+			Detail: fmt.Sprintf("algorithm.key per fold, %d folds", len(ours))})
+	}
+	if len(ours) > 0 {
+		out = append(out, Check{Workload: w + "/vatic", What: "RMSE", Value: mean(ours), Note: true,
+			Detail: fmt.Sprintf("contests %s, statusHistory summed over %d folds", secs(oursTime), folds)})
+	}
+	for _, k := range keys {
+		out = append(out, Check{Workload: w + "/sklearn", What: k + " RMSE", Value: mean(values(results, fitName(k), UnitRMSE)), Note: true,
+			Detail: fmt.Sprintf("fits %s summed over %d folds", secs(sum(elapsedSeconds(results, fitName(k)))), folds)})
+	}
+	if lin := labels(results, w+"/linear/impl=vatic", LabelChampion); len(lin) > 0 {
+		pass := true
+		for _, k := range lin {
+			pass = pass && slices.Contains(linearKeys, k)
+		}
+		d := mean(elapsedSeconds(results, w+"/linear/impl=vatic"))
+		out = append(out, Check{
+			Workload: w + "/linear", What: "champion", Text: labelTally(results, w+"/linear/impl=vatic", LabelChampion),
+			Detail: fmt.Sprintf("contest %s on the linear dataset, 20 features", secs(d)),
+			Target: strings.Join(linearKeys, "|"), Pass: pass,
+		})
+	}
+	for _, f := range []string{"json", "csv"} {
+		name := w + "/predict/" + f + "/impl=vatic"
+		v, ok := median(results, name, UnitRowsPerSec)
+		if !ok {
+			continue
+		}
+		mb, _ := median(results, name, UnitMBPerSec)
+		c := Check{
+			Workload: w + "/predict/" + f, What: "rows/s over HTTP", Value: v,
+			Detail: fmt.Sprintf("%s rows/s, %.1f MB/s in and out", si(v), mb),
+		}
+		if v >= PredictTarget {
+			c.Target, c.Pass = ">= "+si(PredictTarget), true
+		} else {
+			c.Note, c.Target = true, "(the >= "+si(PredictTarget)+" target is the kernel's)"
+		}
+		out = append(out, c)
+	}
 	return out
+}
+
+// foldsNote says over how many folds means were taken.
+func foldsNote(ours, sklearn int) string {
+	if ours == sklearn {
+		return fmt.Sprintf("means over %d folds", ours)
+	}
+	return fmt.Sprintf("means over %d folds (all runs) and %d", ours, sklearn)
+}
+
+// labels returns the label key of every result named name, in order.
+func labels(results []Result, name, key string) []string {
+	var out []string
+	for _, r := range results {
+		if r.Name == name && r.Labels[key] != "" {
+			out = append(out, r.Labels[key])
+		}
+	}
+	return out
+}
+
+// labelTally counts the values of label key over the results named name:
+// "gbm×20 random_forest×5", most frequent first.
+func labelTally(results []Result, name, key string) string {
+	n := map[string]int{}
+	vs := labels(results, name, key)
+	for _, v := range vs {
+		n[v]++
+	}
+	vs = slices.Sorted(maps.Keys(n))
+	slices.SortStableFunc(vs, func(a, b string) int { return n[b] - n[a] })
+	var parts []string
+	for _, v := range vs {
+		parts = append(parts, fmt.Sprintf("%s×%d", v, n[v]))
+	}
+	return strings.Join(parts, " ")
+}
+
+func elapsedSeconds(results []Result, name string) []float64 {
+	var out []float64
+	for _, r := range results {
+		if r.Name == name {
+			out = append(out, r.Elapsed.Seconds())
+		}
+	}
+	return out
+}
+
+// secs prints seconds as a rounded duration.
+func secs(s float64) string {
+	d := time.Duration(s * 1e9)
+	if d >= 10*time.Second {
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Millisecond).String()
 }
 
 // timeRatio checks the median time of workload w's vatic side against at
@@ -180,11 +355,18 @@ func WriteSummary(w io.Writer, runs int, checks []Check) error {
 	fmt.Fprintf(bw, "\n# Summary: medians of %d run(s); peak RSS is the largest run.\n", runs)
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 	for _, c := range checks {
-		verdict := "MISS"
-		if c.Pass {
+		value := c.Text
+		if value == "" {
+			value = formatValue(c.Value)
+		}
+		target, verdict := "target "+c.Target, "MISS"
+		switch {
+		case c.Note:
+			target, verdict = c.Target, "-"
+		case c.Pass:
 			verdict = "PASS"
 		}
-		fmt.Fprintf(tw, "# %s\t%s\t%s\t(%s)\ttarget %s\t%s\n", c.Workload, c.What, formatValue(c.Value), c.Detail, c.Target, verdict)
+		fmt.Fprintf(tw, "# %s\t%s\t%s\t(%s)\t%s\t%s\n", c.Workload, c.What, value, c.Detail, target, verdict)
 	}
 	if len(checks) == 0 {
 		fmt.Fprintln(tw, "# no target could be evaluated")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -191,11 +193,126 @@ func fakeServe(args []string) int {
 		fmt.Fprintln(w, fakeViewHeader)
 		w.Write(rows)
 	}))
+	// Model sessions complete on the second GET, with a fixed 50 ms contest;
+	// their model predicts the mean target of the training rows. A dataset
+	// of fewer than 20 rows fails the session.
+	type fakeSession struct {
+		dataset, target string
+		polls           int
+		rows            int
+		meanY           float64
+	}
+	sessions := map[string]*fakeSession{}
+	models := map[string]*fakeSession{}
+	mux.HandleFunc("POST /v1/sessions/model", auth(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ DataSourceName, TargetColumn, PredictionDomain string }
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.PredictionDomain != "regression" {
+			http.Error(w, fmt.Sprint("bad session request: ", err, req), http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		b, ok := datasets[req.DataSourceName]
+		if !ok {
+			http.Error(w, `{"statusCode":404}`, http.StatusNotFound)
+			return
+		}
+		recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+		if err != nil || len(recs) == 0 {
+			http.Error(w, fmt.Sprint("bad dataset: ", err), http.StatusBadRequest)
+			return
+		}
+		col := slices.Index(recs[0], req.TargetColumn)
+		if col < 0 {
+			http.Error(w, `{"statusCode":400}`, http.StatusBadRequest)
+			return
+		}
+		fs := &fakeSession{dataset: req.DataSourceName, target: req.TargetColumn, rows: len(recs) - 1}
+		for _, rec := range recs[1:] {
+			v, _ := strconv.ParseFloat(rec[col], 64)
+			fs.meanY += v / float64(fs.rows)
+		}
+		id := fmt.Sprintf("s-%d", len(sessions)+1)
+		sessions[id] = fs
+		fmt.Fprintf(w, `{"sessionId":%q,"status":"requested","statusHistory":[{"date":"2026-11-22T05:43:39.190936+00:00","status":"requested"}],"messages":[]}`, id)
+	}))
+	mux.HandleFunc("GET /v1/sessions/{id}", auth(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		id := r.PathValue("id")
+		fs, ok := sessions[id]
+		if !ok {
+			http.Error(w, `{"statusCode":404}`, http.StatusNotFound)
+			return
+		}
+		fs.polls++
+		const history = `{"date":"2026-11-22T05:43:39.190936+00:00","status":"requested"},{"date":"2026-11-22T05:43:39.2+00:00","status":"started"}`
+		switch {
+		case fs.polls < 2:
+			fmt.Fprintf(w, `{"sessionId":%q,"status":"started","statusHistory":[%s],"messages":[]}`, id, history)
+		case fs.rows < 20:
+			fmt.Fprintf(w, `{"sessionId":%q,"status":"failed","statusHistory":[%s,{"date":"2026-11-22T05:43:39.25+00:00","status":"failed"}],`+
+				`"messages":[{"severity":"error","message":"This data source has too few data points"}]}`, id, history)
+		default:
+			model := "m-" + id
+			models[model] = fs
+			fmt.Fprintf(w, `{"sessionId":%q,"status":"completed","modelId":%q,"statusHistory":[%s,{"date":"2026-11-22T05:43:39.25+00:00","status":"completed"}],`+
+				`"algorithm":{"key":"ridge","name":"Ridge Regression"},"messages":[]}`, id, model, history)
+		}
+	}))
+	mux.HandleFunc("POST /v1/models/{id}/predict", auth(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		fs, ok := models[r.PathValue("id")]
+		mu.Unlock()
+		if !ok {
+			http.Error(w, `{"statusCode":404}`, http.StatusNotFound)
+			return
+		}
+		pred := strconv.FormatFloat(fs.meanY, 'g', -1, 64)
+		if r.Header.Get("Content-Type") == "text/csv" {
+			recs, err := csv.NewReader(r.Body).ReadAll()
+			if err != nil || len(recs) < 2 || r.Header.Get("Accept") != "text/csv" {
+				http.Error(w, fmt.Sprint("bad CSV predict request: ", err), http.StatusBadRequest)
+				return
+			}
+			w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+			cw := csv.NewWriter(w)
+			cw.Write(append(recs[0], fs.target))
+			for _, rec := range recs[1:] {
+				cw.Write(append(rec, pred))
+			}
+			cw.Flush()
+			return
+		}
+		var req struct{ Data []map[string]string }
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Data) == 0 {
+			http.Error(w, fmt.Sprint("bad JSON predict request: ", err), http.StatusBadRequest)
+			return
+		}
+		for _, row := range req.Data {
+			row[fs.target] = pred
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		json.NewEncoder(w).Encode(map[string]any{"data": req.Data, "modelId": r.PathValue("id")})
+	}))
 	mux.HandleFunc("DELETE /v1/data/{name}", auth(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
-		delete(datasets, r.PathValue("name"))
+		name := r.PathValue("name")
+		delete(datasets, name)
+		if slices.Contains(r.URL.Query()["cascade"], "session") {
+			for id, fs := range sessions {
+				if fs.dataset == name {
+					delete(sessions, id)
+				}
+			}
+		}
 		mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
+	}))
+	mux.HandleFunc("GET /v1/sessions", auth(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, `{"totalCount":%d}`, len(sessions))
 	}))
 	mux.HandleFunc("GET /v1/data", auth(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
@@ -314,6 +431,7 @@ func TestRunStartedServers(t *testing.T) {
 	dir := t.TempDir()
 	var progress bytes.Buffer
 	cfg := bench.Config{Vatic: bin, Rows: 3000, ViewRows: 1000, Seed: 2, Dir: dir, Runs: 2, Progress: &progress}
+	cfg = withRegression(cfg)
 	results, err := bench.Run(t.Context(), cfg, bench.Workloads)
 	if err != nil {
 		t.Fatalf("Run = %v\nprogress:\n%s", err, progress.String())
@@ -324,9 +442,18 @@ func TestRunStartedServers(t *testing.T) {
 		"ImportURL/plain/impl=vatic", "ImportURL/plain/impl=duckdb", "ImportURL/gzip/impl=vatic", "ImportURL/gzip/impl=duckdb",
 		"ColumnStats/impl=vatic", "ColumnStats/impl=duckdb", "ReadCSV/impl=vatic",
 		"ReadView/impl=vatic", "ReadView/impl=duckdb",
+		"Regression/linear/impl=vatic", "Regression/predict/json/impl=vatic", "Regression/predict/csv/impl=vatic",
 	} {
 		if got[name] != 2 {
 			t.Errorf("Run gave %d results named %s, want 2 (all: %v)", got[name], name, got)
+		}
+	}
+	// scikit-learn's side once, ours in every run.
+	for name, want := range map[string]int{
+		"Regression/contest/impl=vatic": 50, "Regression/contest/impl=sklearn": 25, "Regression/fit/model=hist_gbm/impl=sklearn": 25,
+	} {
+		if got[name] != want {
+			t.Errorf("Run gave %d results named %s, want %d", got[name], name, want)
 		}
 	}
 	for _, r := range results {
@@ -334,8 +461,8 @@ func TestRunStartedServers(t *testing.T) {
 			t.Errorf("%s: RSS growth reported = %v, want it on vatic imports only", r.Name, ok)
 		}
 	}
-	if checks := bench.Checks(results); len(checks) != 11 {
-		t.Errorf("Checks = %+v, want 11 (2 per import variant, stats, csv, view)", checks)
+	if checks := bench.Checks(results); len(checks) != 26 {
+		t.Errorf("Checks = %+v, want 26 (2 per import variant, stats, csv, view, 15 of regression)", checks)
 	}
 	// Only the generated input stays in Dir.
 	entries, _ := os.ReadDir(dir)

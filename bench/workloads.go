@@ -24,7 +24,11 @@ func Run(ctx context.Context, cfg Config, workloads []string) ([]Result, error) 
 		return nil, err
 	}
 	var files Files
-	if slices.ContainsFunc(workloads, func(w string) bool { return w != WorkloadView }) {
+	// The generated table is the input of these workloads only.
+	usesTable := func(w string) bool {
+		return w == WorkloadImport || w == WorkloadImportURL || w == WorkloadStats || w == WorkloadCSV
+	}
+	if slices.ContainsFunc(workloads, usesTable) {
 		fmt.Fprintf(cfg.Progress, "input: %d rows, seed %d, in %s\n", cfg.Rows, cfg.Seed, cfg.Dir)
 		start := time.Now()
 		f, err := Generate(cfg.Dir, cfg.Rows, cfg.Seed)
@@ -56,8 +60,8 @@ func Run(ctx context.Context, cfg Config, workloads []string) ([]Result, error) 
 			fmt.Fprintf(cfg.Progress, "view: skipped; it needs servers the harness starts, not -url\n")
 			continue
 		}
-		if w == WorkloadView && read != nil {
-			// The view runs start their own servers; stop the idle one.
+		if (w == WorkloadView || w == WorkloadRegression) && read != nil {
+			// These workloads start their own servers; stop the idle one.
 			if read.srv == nil {
 				read.c.Delete(context.WithoutCancel(ctx), readName)
 			}
@@ -100,6 +104,8 @@ func Run(ctx context.Context, cfg Config, workloads []string) ([]Result, error) 
 					vf.Base, vf.BaseBytes, vf.Weather, vf.Stores, time.Since(start).Round(time.Millisecond))
 				rs, err = RunView(ctx, cfg, vf)
 			}
+		case WorkloadRegression:
+			rs, err = RunRegression(ctx, cfg)
 		}
 		results = append(results, rs...)
 		if err != nil {

@@ -4,7 +4,7 @@
 //
 // Usage, from the repository root after make build:
 //
-//	go run ./cmd/bench [-rows 2000000] [-runs 3] [-workloads import,importurl,stats,csv,view] [-out bench.txt]
+//	go run ./cmd/bench [-rows 2000000] [-runs 3] [-workloads import,importurl,stats,csv,view,regression] [-out bench.txt]
 //
 // Every flag has an environment twin, VATIC_BENCH_ plus the flag name in
 // upper snake case (VATIC_BENCH_ROWS); the command line wins.
@@ -56,11 +56,16 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		runs      = fs.Int("runs", 3, "runs per workload; the summary uses medians")
 		seed      = fs.Int64("seed", 1, "seed of the generated CSV file")
 		dir       = fs.String("dir", "bench/.data", "directory for the generated files (reused) and scratch data (removed)")
-		workloads = fs.String("workloads", strings.Join(bench.Workloads, ","), "comma-separated workloads: import (plain and gzip), importurl (plain and gzip), stats, csv, view")
+		workloads = fs.String("workloads", strings.Join(bench.Workloads, ","), "comma-separated workloads: import (plain and gzip), importurl (plain and gzip), stats, csv, view, regression")
 		out       = fs.String("out", "", "also write the report to this file")
 		baseURL   = fs.String("url", "", "measure the already running server at this API base (http://host:port/v1) instead of starting one; no RSS figures")
 		apiKey    = fs.String("api-key", "", "api-key for -url")
 		serveArgs = fs.String("serve-args", "", "extra space-separated arguments for vatic serve")
+		friedman  = fs.String("friedman", "stats/regress/testdata/friedman1.csv", "CSV file of the regression contest (target last)")
+		python    = fs.String("python", "/usr/bin/python3", "Python with numpy and scikit-learn for the regression workload's reference side")
+		sklearn   = fs.String("sklearn-json", "", "read the scikit-learn side from this saved output of bench/regression.py instead of running Python")
+		predRows  = fs.Int("predict-rows", 100_000, "rows (20 features) the regression workload's linear champion predicts in one request")
+		linRows   = fs.Int("linear-train-rows", 10_000, "rows of that linear dataset the contest trains on (at most -predict-rows)")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: bench [flags]\n\nEach flag also reads the environment variable %s<FLAG> (upper snake case).\n\n", envPrefix)
@@ -98,16 +103,21 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		return fmt.Errorf("vatic binary %s not found; run make build first or pass -vatic", bin)
 	}
 	cfg := bench.Config{
-		BaseURL:   *baseURL,
-		APIKey:    *apiKey,
-		Vatic:     bin,
-		ServeArgs: strings.Fields(*serveArgs),
-		Rows:      *rows,
-		ViewRows:  *viewRows,
-		Seed:      *seed,
-		Dir:       *dir,
-		Runs:      *runs,
-		Progress:  stderr,
+		BaseURL:         *baseURL,
+		APIKey:          *apiKey,
+		Vatic:           bin,
+		ServeArgs:       strings.Fields(*serveArgs),
+		Rows:            *rows,
+		ViewRows:        *viewRows,
+		Seed:            *seed,
+		Dir:             *dir,
+		Runs:            *runs,
+		Friedman:        *friedman,
+		Python:          *python,
+		SklearnJSON:     *sklearn,
+		PredictRows:     *predRows,
+		LinearTrainRows: *linRows,
+		Progress:        stderr,
 	}
 	if err := cfg.Validate(); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"os"
 	"strings"
 	"testing"
 )
@@ -30,6 +31,14 @@ func TestRunFlags(t *testing.T) {
 	f(nil, env, `unknown workload "nope"`)
 	// … and the command line wins over it.
 	f([]string{"-workloads", "csv", "-vatic", "/nonexistent/vatic"}, env, "not found")
+
+	// The regression workload's flags reach the configuration.
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f([]string{"-vatic", exe, "-predict-rows", "5"}, noEnv, "PredictRows = 5")
+	f([]string{"-vatic", exe, "-linear-train-rows", "-1"}, noEnv, "LinearTrainRows = -1")
 
 	if err := run(t.Context(), []string{"-h"}, noEnv, io.Discard, io.Discard); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("run(-h) = %v, want flag.ErrHelp", err)
