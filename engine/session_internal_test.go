@@ -167,3 +167,19 @@ func TestBrokenAlgorithms(t *testing.T) {
 		t.Errorf("SessionContest(failed session) = nil error, want not found")
 	}
 }
+
+func TestOutOfBudget(t *testing.T) {
+	for _, c := range []struct {
+		key                string
+		train, test, feats int
+		out                bool
+	}{
+		{"knn", 1600, 400, 10, false},
+		{"knn", 80000, 20000, 50, true},
+		{"gbm", 80000, 20000, 50, false},
+	} {
+		if got := outOfBudget(c.key, c.train, c.test, c.feats) != ""; got != c.out {
+			t.Errorf("outOfBudget(%s, %d, %d, %d) left out = %v, want %v", c.key, c.train, c.test, c.feats, got, c.out)
+		}
+	}
+}

@@ -221,7 +221,14 @@ func (e *Engine) runRegression(ctx context.Context, s Session, rec sessionRecord
 	importance := stats.FeatureImportance(xTrain, yTrain, pipe.discrete(), false, seed, workers)
 	progress(20)
 
-	algos := e.regressors()
+	var algos []regress.Algorithm
+	for _, a := range e.regressors() {
+		if why := outOfBudget(a.Key(), len(trainPos), len(testPos), len(features)); why != "" {
+			msgs = append(msgs, Message{"informational", why})
+			continue
+		}
+		algos = append(algos, a)
+	}
 	cands := make([]contest.Candidate[regressionFit], len(algos))
 	for i, a := range algos {
 		cands[i] = contest.Func[regressionFit]{K: a.Key(), F: func() (regressionFit, error) {
@@ -300,6 +307,19 @@ func (e *Engine) runRegression(ctx context.Context, s Session, rec sessionRecord
 		contestants: contestants, champion: best, selection: selection, features: features, importance: importance,
 		testRows: testRows, preds: results, messages: msgs, model: blob, metrics: champ.Metrics, algorithm: champ.Algorithm,
 	})
+}
+
+// knnBudget bounds the distance computations of k-NN's test predictions
+// (test rows × training rows × features): about 30 s on two cores.
+const knnBudget = 4e10
+
+// outOfBudget says why an algorithm is left out of a contest on data this
+// size (MODELLING §16's budget), or "".
+func outOfBudget(key string, nTrain, nTest, nFeatures int) string {
+	if key == "knn" && float64(nTrain)*float64(nTest)*float64(nFeatures) > knnBudget {
+		return fmt.Sprintf("knn was left out of the contest: comparing %d test rows with %d training rows on %d features would take too long.", nTest, nTrain, nFeatures)
+	}
+	return ""
 }
 
 // scaledImportance maps a model's intrinsic importance to feature names,
