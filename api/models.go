@@ -2,6 +2,7 @@ package api
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -234,11 +235,13 @@ func readPredictJSON(r io.Reader) ([]engine.PredictRow, error) {
 		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
 			return nil, passMaxBytes(err, bad("Value for data must be an array of objects"))
 		}
+		var layout []string
 		for dec.More() {
-			row, err := readPredictRow(dec, len(rows))
+			row, err := readPredictRow(dec, len(rows), layout)
 			if err != nil {
 				return nil, err
 			}
+			layout = row.Names
 			rows = append(rows, row)
 		}
 		if _, err := dec.Token(); err != nil {
@@ -248,31 +251,71 @@ func readPredictJSON(r io.Reader) ([]engine.PredictRow, error) {
 	return rows, nil
 }
 
-func readPredictRow(dec *json.Decoder, index int) (engine.PredictRow, error) {
+// readPredictRow reads one row object. A row with the same columns as the
+// previous one (layout) is decoded into a map and shares its layout, the
+// fast path; any other is read token by token to keep its column order.
+func readPredictRow(dec *json.Decoder, index int, layout []string) (engine.PredictRow, error) {
 	bad := engine.Validation("data", fmt.Sprintf("Row %d must be an object of column values", index))
-	var row engine.PredictRow
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return row, passMaxBytes(err, bad)
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return engine.PredictRow{}, passMaxBytes(err, bad)
 	}
-	for dec.More() {
-		tok, err := dec.Token()
+	if len(raw) == 0 || raw[0] != '{' {
+		return engine.PredictRow{}, bad
+	}
+	check := func(name string, v any) error {
+		switch v.(type) {
+		case nil, string, bool, json.Number:
+			return nil
+		}
+		return engine.Validation(name, fmt.Sprintf("Row %d: the value of %s must be a string, number, boolean or null", index, name))
+	}
+	if layout != nil {
+		var m map[string]any
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		if err := d.Decode(&m); err != nil {
+			return engine.PredictRow{}, bad
+		}
+		if len(m) == len(layout) {
+			vals := make([]any, len(layout))
+			same := true
+			for i, n := range layout {
+				v, ok := m[n]
+				if !ok {
+					same = false
+					break
+				}
+				if err := check(n, v); err != nil {
+					return engine.PredictRow{}, err
+				}
+				vals[i] = v
+			}
+			if same {
+				return engine.PredictRow{Names: layout, Values: vals}, nil
+			}
+		}
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var row engine.PredictRow
+	if _, err := d.Token(); err != nil {
+		return row, bad
+	}
+	for d.More() {
+		tok, err := d.Token()
 		if err != nil {
-			return row, passMaxBytes(err, bad)
+			return row, bad
 		}
 		name, _ := tok.(string)
 		var v any
-		if err := dec.Decode(&v); err != nil {
-			return row, passMaxBytes(err, bad)
+		if err := d.Decode(&v); err != nil {
+			return row, bad
 		}
-		switch v.(type) {
-		case nil, string, bool, json.Number:
-		default:
-			return row, engine.Validation(name, fmt.Sprintf("Row %d: the value of %s must be a string, number, boolean or null", index, name))
+		if err := check(name, v); err != nil {
+			return row, err
 		}
 		row.Names, row.Values = append(row.Names, name), append(row.Values, v)
-	}
-	if _, err := dec.Token(); err != nil {
-		return row, passMaxBytes(err, bad)
 	}
 	return row, nil
 }
