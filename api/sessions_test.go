@@ -786,3 +786,17 @@ func (s *testServer) sql(t testing.TB, q string) string {
 	}
 	return fmt.Sprint(v)
 }
+
+func TestSessionTimeout(t *testing.T) {
+	s := newServer(t, withSessionTimeout(time.Millisecond))
+	s.putCSV(t, "friedman", friedman1(t))
+	created := s.createSession(t, `{"dataSourceName": "friedman", "targetColumn": "y", "predictionDomain": "regression"}`)
+	done := s.waitSession(t, created.SessionID)
+	if done.Status != "failed" || len(done.Messages) == 0 || !strings.Contains(done.Messages[len(done.Messages)-1].Message, "did not finish within 1ms") {
+		t.Errorf("session past its timeout = %s %+v, want failed saying so", done.Status, done.Messages)
+	}
+	res := s.do(t, http.MethodGet, "/v1/sessions/"+created.SessionID+"/results", nil)
+	if res.status != http.StatusOK || res.header.Get("Nexosis-Session-Status") != "Failed" || !strings.Contains(string(res.body), `"data":[]`) {
+		t.Errorf("results of a failed session = %d %s", res.status, res.body)
+	}
+}

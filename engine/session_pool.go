@@ -184,7 +184,8 @@ func (p *sessionPool) run(base context.Context, id string) {
 	case err != nil:
 		kind, msg, _ := Classify(err)
 		switch {
-		case errors.Is(err, context.DeadlineExceeded):
+		case errors.Is(err, context.DeadlineExceeded) || errors.Is(tctx.Err(), context.DeadlineExceeded):
+			// The store may report its interrupted query in its own words.
 			msg = fmt.Sprintf("The session did not finish within %s.", p.timeout)
 		case kind == Internal:
 			e.log.ErrorContext(base, "session failed", LogSessionID, id, LogErr, err)
