@@ -339,3 +339,48 @@ func (e *Engine) loadMessages(ctx context.Context, table, idColumn string, ids [
 	}
 	return rows.Err()
 }
+
+// addStatus appends a status change to a job's history table (imports,
+// sessions), numbering it after the last.
+func (e *Engine) addStatus(ctx context.Context, table, idColumn, id string, at time.Time, st Status) error {
+	_, err := e.store.Exec(ctx, `INSERT INTO catalog.`+table+`
+		SELECT ?, coalesce(max(seq), 0) + 1, ?, ? FROM catalog.`+table+` WHERE `+idColumn+` = ?`, id, at, string(st), id)
+	if err != nil {
+		return fmt.Errorf("record status in %s: %w", table, err)
+	}
+	return nil
+}
+
+// addMessage appends a message to a job's messages table.
+func (e *Engine) addMessage(ctx context.Context, table, idColumn, id string, m Message) error {
+	_, err := e.store.Exec(ctx, `INSERT INTO catalog.`+table+`
+		SELECT ?, coalesce(max(seq), 0) + 1, ?, ? FROM catalog.`+table+` WHERE `+idColumn+` = ?`, id, m.Severity, m.Text, id)
+	if err != nil {
+		return fmt.Errorf("record message in %s: %w", table, err)
+	}
+	return nil
+}
+
+// dateOrder refuses a selection whose lower date bound is after its upper
+// one (InvalidDateRange naming both parameters).
+func dateOrder(afterName, beforeName string, after, before *time.Time) error {
+	if after != nil && before != nil && after.After(*before) {
+		return &Error{Kind: InvalidDateRange, Msg: afterName + " must be before " + beforeName,
+			Details: map[string]any{afterName: []string{after.UTC().Format(time.RFC3339Nano)},
+				beforeName: []string{before.UTC().Format(time.RFC3339Nano)}}}
+	}
+	return nil
+}
+
+// listOrder validates sortBy against keys and returns the lower-cased key
+// and the direction: descending when asked, or by default (newest first)
+// when neither sortBy nor sortOrder was given.
+func listOrder(keys []string, sortBy string, desc, descGiven bool) (string, bool, error) {
+	if sortBy != "" && !containsFold(keys, sortBy) {
+		return "", false, Validation("sortBy", "Value for sortBy must be one of "+strings.Join(keys, ", "))
+	}
+	if !descGiven && sortBy == "" {
+		desc = true
+	}
+	return strings.ToLower(sortBy), desc, nil
+}

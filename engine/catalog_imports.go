@@ -44,21 +44,11 @@ func paramPairs(ps []Param) [][2]*string {
 }
 
 func (e *Engine) addImportStatus(ctx context.Context, id string, at time.Time, s Status) error {
-	_, err := e.store.Exec(ctx, `INSERT INTO catalog.import_history
-		SELECT ?, coalesce(max(seq), 0) + 1, ?, ? FROM catalog.import_history WHERE import_id = ?`, id, at, string(s), id)
-	if err != nil {
-		return fmt.Errorf("record import status: %w", err)
-	}
-	return nil
+	return e.addStatus(ctx, "import_history", "import_id", id, at, s)
 }
 
 func (e *Engine) addImportMessage(ctx context.Context, id string, m Message) error {
-	_, err := e.store.Exec(ctx, `INSERT INTO catalog.import_messages
-		SELECT ?, coalesce(max(seq), 0) + 1, ?, ? FROM catalog.import_messages WHERE import_id = ?`, id, m.Severity, m.Text, id)
-	if err != nil {
-		return fmt.Errorf("record import message: %w", err)
-	}
-	return nil
+	return e.addMessage(ctx, "import_messages", "import_id", id, m)
 }
 
 // claimRequestedImport marks the oldest requested import started and

@@ -44,21 +44,11 @@ func (e *Engine) insertSession(ctx context.Context, s Session, rec sessionRecord
 }
 
 func (e *Engine) addSessionStatus(ctx context.Context, id string, at time.Time, s Status) error {
-	_, err := e.store.Exec(ctx, `INSERT INTO catalog.session_history
-		SELECT ?, coalesce(max(seq), 0) + 1, ?, ? FROM catalog.session_history WHERE session_id = ?`, id, at, string(s), id)
-	if err != nil {
-		return fmt.Errorf("record session status: %w", err)
-	}
-	return nil
+	return e.addStatus(ctx, "session_history", "session_id", id, at, s)
 }
 
 func (e *Engine) addSessionMessage(ctx context.Context, id string, m Message) error {
-	_, err := e.store.Exec(ctx, `INSERT INTO catalog.session_messages
-		SELECT ?, coalesce(max(seq), 0) + 1, ?, ? FROM catalog.session_messages WHERE session_id = ?`, id, m.Severity, m.Text, id)
-	if err != nil {
-		return fmt.Errorf("record session message: %w", err)
-	}
-	return nil
+	return e.addMessage(ctx, "session_messages", "session_id", id, m)
 }
 
 // setSessionStatus moves a session to s, recording the change.

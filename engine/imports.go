@@ -297,21 +297,16 @@ var ImportSortKeys = []string{"id", "dataSetName", "requestedDate", "currentStat
 // ListImports returns one page of imports and the number matching. The
 // default order is newest first (REFERENCE §1.6).
 func (e *Engine) ListImports(ctx context.Context, q ImportQuery) ([]Import, int, error) {
-	if q.SortBy != "" && !containsFold(ImportSortKeys, q.SortBy) {
-		return nil, 0, Validation("sortBy", "Value for sortBy must be one of "+strings.Join(ImportSortKeys, ", "))
+	sortBy, desc, err := listOrder(ImportSortKeys, q.SortBy, q.Desc, q.DescGiven)
+	if err != nil {
+		return nil, 0, err
 	}
-	if q.RequestedAfter != nil && q.RequestedBefore != nil && q.RequestedAfter.After(*q.RequestedBefore) {
-		return nil, 0, &Error{Kind: InvalidDateRange, Msg: "requestedAfterDate must be before requestedBeforeDate",
-			Details: map[string]any{"requestedAfterDate": []string{q.RequestedAfter.UTC().Format(time.RFC3339Nano)},
-				"requestedBeforeDate": []string{q.RequestedBefore.UTC().Format(time.RFC3339Nano)}}}
-	}
-	desc := q.Desc
-	if !q.DescGiven && q.SortBy == "" {
-		desc = true
+	if err := dateOrder("requestedAfterDate", "requestedBeforeDate", q.RequestedAfter, q.RequestedBefore); err != nil {
+		return nil, 0, err
 	}
 	return e.listImports(ctx, importFilter{
 		DataSet: q.DataSetName, After: q.RequestedAfter, Before: q.RequestedBefore,
-		SortBy: strings.ToLower(q.SortBy), Desc: desc, Limit: q.PageSize, Offset: q.Page * q.PageSize,
+		SortBy: sortBy, Desc: desc, Limit: q.PageSize, Offset: q.Page * q.PageSize,
 	})
 }
 

@@ -58,28 +58,21 @@ func (q ModelQuery) filter() (modelFilter, error) {
 		}
 		f.ID = id
 	}
-	if q.CreatedAfter != nil && q.CreatedBefore != nil && q.CreatedAfter.After(*q.CreatedBefore) {
-		return f, &Error{Kind: InvalidDateRange, Msg: "createdAfterDate must be before createdBeforeDate",
-			Details: map[string]any{"createdAfterDate": []string{q.CreatedAfter.UTC().Format(time.RFC3339Nano)},
-				"createdBeforeDate": []string{q.CreatedBefore.UTC().Format(time.RFC3339Nano)}}}
-	}
-	return f, nil
+	return f, dateOrder("createdAfterDate", "createdBeforeDate", q.CreatedAfter, q.CreatedBefore)
 }
 
 // ListModels returns a page of models, newest first unless sorted, and
 // how many match.
 func (e *Engine) ListModels(ctx context.Context, q ModelQuery) ([]Model, int, error) {
-	if q.SortBy != "" && !containsFold(ModelSortKeys, q.SortBy) {
-		return nil, 0, Validation("sortBy", "Value for sortBy must be one of "+strings.Join(ModelSortKeys, ", "))
+	sortBy, desc, err := listOrder(ModelSortKeys, q.SortBy, q.Desc, q.DescGiven)
+	if err != nil {
+		return nil, 0, err
 	}
 	f, err := q.filter()
 	if err != nil {
 		return nil, 0, err
 	}
-	f.SortBy, f.Desc = strings.ToLower(q.SortBy), q.Desc
-	if !q.DescGiven && q.SortBy == "" {
-		f.Desc = true
-	}
+	f.SortBy, f.Desc = sortBy, desc
 	f.Limit, f.Offset = q.PageSize, q.Page*q.PageSize
 	ms, total, err := e.listModels(ctx, f)
 	if err != nil {

@@ -164,23 +164,36 @@ func (p *sessionPool) run(base context.Context, id string) {
 	}
 	p.progress[id] = 0
 	p.mu.Unlock()
-	defer func() {
+	// release hands the session back and reports whether it was deleted
+	// meanwhile: under the lock cancel takes, so a delete either reaches
+	// this worker or finds it gone and purges the session itself.
+	released := false
+	release := func() bool {
 		p.mu.Lock()
+		defer p.mu.Unlock()
+		released = true
 		delete(p.running, id)
 		delete(p.progress, id)
-		p.mu.Unlock()
+		return st.deleted
+	}
+	defer func() {
+		if !released {
+			release()
+		}
 	}()
 	tctx, tcancel := context.WithTimeout(ctx, p.timeout)
 	defer tcancel()
 	err := p.runSafely(tctx, id)
-	switch {
-	case base.Err() != nil:
+	if base.Err() != nil {
 		return // shutting down: the session stays started and runs again at the next start
-	case errors.Is(context.Cause(ctx), errSessionDeleted):
+	}
+	if release() {
 		if perr := e.finishDeleted(context.WithoutCancel(ctx), id); perr != nil {
 			e.log.ErrorContext(base, "purge deleted session", LogSessionID, id, LogErr, perr)
 		}
 		return
+	}
+	switch {
 	case err != nil:
 		kind, msg, _ := Classify(err)
 		switch {

@@ -367,28 +367,21 @@ func (q SessionQuery) filter() (sessionFilter, error) {
 		}
 		f.Type = t
 	}
-	if q.RequestedAfter != nil && q.RequestedBefore != nil && q.RequestedAfter.After(*q.RequestedBefore) {
-		return f, &Error{Kind: InvalidDateRange, Msg: "requestedAfterDate must be before requestedBeforeDate",
-			Details: map[string]any{"requestedAfterDate": []string{q.RequestedAfter.UTC().Format(time.RFC3339Nano)},
-				"requestedBeforeDate": []string{q.RequestedBefore.UTC().Format(time.RFC3339Nano)}}}
-	}
-	return f, nil
+	return f, dateOrder("requestedAfterDate", "requestedBeforeDate", q.RequestedAfter, q.RequestedBefore)
 }
 
 // ListSessions returns a page of sessions, newest first unless sorted,
 // and how many match.
 func (e *Engine) ListSessions(ctx context.Context, q SessionQuery) ([]Session, int, error) {
-	if q.SortBy != "" && !containsFold(SessionSortKeys, q.SortBy) {
-		return nil, 0, Validation("sortBy", "Value for sortBy must be one of "+strings.Join(SessionSortKeys, ", "))
+	sortBy, desc, err := listOrder(SessionSortKeys, q.SortBy, q.Desc, q.DescGiven)
+	if err != nil {
+		return nil, 0, err
 	}
 	f, err := q.filter()
 	if err != nil {
 		return nil, 0, err
 	}
-	f.SortBy, f.Desc = strings.ToLower(q.SortBy), q.Desc
-	if !q.DescGiven && q.SortBy == "" {
-		f.Desc = true
-	}
+	f.SortBy, f.Desc = sortBy, desc
 	f.Limit, f.Offset = q.PageSize, q.Page*q.PageSize
 	return e.listSessions(ctx, f)
 }
@@ -433,14 +426,15 @@ func (e *Engine) DeleteSessions(ctx context.Context, q SessionQuery) error {
 // hidden and cancelled, and their worker purges them when it stops.
 func (e *Engine) removeSessions(ctx context.Context, ss []Session) error {
 	for _, s := range ss {
-		running := s.Status == StatusStarted || s.Status == StatusRequested
-		if running && e.sessions != nil && e.sessions.cancel(s.ID) {
-			if err := e.store.Tx(ctx, func(ctx context.Context) error {
-				return e.hideSession(ctx, s.ID)
-			}); err != nil {
+		if s.Status == StatusStarted || s.Status == StatusRequested {
+			// Hide it first (no worker claims a hidden session), then
+			// cancel: a worker that holds it purges it when it stops.
+			if err := e.store.Tx(ctx, func(ctx context.Context) error { return e.hideSession(ctx, s.ID) }); err != nil {
 				return err
 			}
-			continue
+			if e.sessions.cancel(s.ID) {
+				continue
+			}
 		}
 		if err := e.store.Tx(ctx, func(ctx context.Context) error { return e.purgeSession(ctx, s.ID) }); err != nil {
 			return err
