@@ -10,6 +10,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/julienschmidt/httprouter"
@@ -169,40 +170,62 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 	for i, m := range out.Messages {
 		msgs[i] = message{m.Severity, m.Text}
 	}
-	return writeJSON(w, http.StatusOK, struct {
-		Data     predictRows `json:"data"`
-		Messages []message   `json:"messages"`
+	tail, err := jsonMarshal(struct {
+		Messages []message `json:"messages"`
 		modelJSON
-	}{predictRows{out.Columns, out.Rows}, msgs, mj})
+	}{msgs, mj})
+	if err != nil {
+		return err
+	}
+	// The rows are written as they are rendered, not through
+	// encoding/json, which would validate and copy the whole body again.
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteString(`{"data":`)
+	predictRows{out.Columns, out.Rows}.writeTo(bw)
+	tail[0] = ','
+	bw.Write(tail)
+	return bw.Flush()
 }
 
 // predictRows renders predicted rows as objects of strings, in column
-// order; a column a row did not have is left out of that row.
+// order; a column a row did not have is written as "".
 type predictRows struct {
 	cols []string
 	rows [][]string
 }
 
 func (p predictRows) MarshalJSON() ([]byte, error) {
-	b := []byte{'['}
+	var b bytes.Buffer
+	p.writeTo(&b)
+	return b.Bytes(), nil
+}
+
+// writeTo writes the rows as a JSON array, reusing one buffer per row.
+func (p predictRows) writeTo(w io.Writer) {
+	keys := make([][]byte, len(p.cols))
+	for j, c := range p.cols {
+		keys[j] = append(appendJSONString(nil, c), ':')
+	}
+	var b []byte
+	w.Write([]byte{'['})
 	for i, row := range p.rows {
+		b = b[:0]
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, '{')
-		first := true
 		for j, v := range row {
-			if !first {
+			if j > 0 {
 				b = append(b, ',')
 			}
-			first = false
-			b = appendJSONString(b, p.cols[j])
-			b = append(b, ':')
+			b = append(b, keys[j]...)
 			b = appendJSONString(b, v)
 		}
 		b = append(b, '}')
+		w.Write(b)
 	}
-	return append(b, ']'), nil
+	w.Write([]byte{']'})
 }
 
 // readPredictJSON reads {"data": [{column: value, …}, …], "extraParameters":
@@ -251,9 +274,10 @@ func readPredictJSON(r io.Reader) ([]engine.PredictRow, error) {
 	return rows, nil
 }
 
-// readPredictRow reads one row object. A row with the same columns as the
-// previous one (layout) is decoded into a map and shares its layout, the
-// fast path; any other is read token by token to keep its column order.
+// readPredictRow reads one row object. Flat rows (the rule) are scanned
+// by scanFlatRow, sharing the previous row's layout when the columns are
+// the same; anything else is read token by token, which also words the
+// errors.
 func readPredictRow(dec *json.Decoder, index int, layout []string) (engine.PredictRow, error) {
 	bad := engine.Validation("data", fmt.Sprintf("Row %d must be an object of column values", index))
 	var raw json.RawMessage
@@ -263,38 +287,8 @@ func readPredictRow(dec *json.Decoder, index int, layout []string) (engine.Predi
 	if len(raw) == 0 || raw[0] != '{' {
 		return engine.PredictRow{}, bad
 	}
-	check := func(name string, v any) error {
-		switch v.(type) {
-		case nil, string, bool, json.Number:
-			return nil
-		}
-		return engine.Validation(name, fmt.Sprintf("Row %d: the value of %s must be a string, number, boolean or null", index, name))
-	}
-	if layout != nil {
-		var m map[string]any
-		d := json.NewDecoder(bytes.NewReader(raw))
-		d.UseNumber()
-		if err := d.Decode(&m); err != nil {
-			return engine.PredictRow{}, bad
-		}
-		if len(m) == len(layout) {
-			vals := make([]any, len(layout))
-			same := true
-			for i, n := range layout {
-				v, ok := m[n]
-				if !ok {
-					same = false
-					break
-				}
-				if err := check(n, v); err != nil {
-					return engine.PredictRow{}, err
-				}
-				vals[i] = v
-			}
-			if same {
-				return engine.PredictRow{Names: layout, Values: vals}, nil
-			}
-		}
+	if row, ok := scanFlatRow(raw, layout); ok {
+		return row, nil
 	}
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
@@ -312,12 +306,114 @@ func readPredictRow(dec *json.Decoder, index int, layout []string) (engine.Predi
 		if err := d.Decode(&v); err != nil {
 			return row, bad
 		}
-		if err := check(name, v); err != nil {
-			return row, err
+		switch v.(type) {
+		case nil, string, bool, json.Number:
+		default:
+			return row, engine.Validation(name, fmt.Sprintf("Row %d: the value of %s must be a string, number, boolean or null", index, name))
 		}
 		row.Names, row.Values = append(row.Names, name), append(row.Values, v)
 	}
 	return row, nil
+}
+
+// scanFlatRow reads an object whose values are all strings, numbers,
+// booleans or null from raw, which the decoder has already checked is
+// valid JSON; ok is false for anything else (a nested value, a duplicate
+// key). Numbers keep their text (json.Number). When the keys are those of
+// layout, in order, the row shares layout.
+func scanFlatRow(raw []byte, layout []string) (engine.PredictRow, bool) {
+	var row engine.PredictRow
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return row, false
+	}
+	i = skipSpace(raw, i+1)
+	same := layout != nil
+	for i < len(raw) && raw[i] != '}' {
+		key, next, ok := scanString(raw, i)
+		if !ok {
+			return row, false
+		}
+		i = skipSpace(raw, next)
+		if i >= len(raw) || raw[i] != ':' {
+			return row, false
+		}
+		i = skipSpace(raw, i+1)
+		if i >= len(raw) {
+			return row, false
+		}
+		var v any
+		switch c := raw[i]; {
+		case c == '"':
+			v, i, ok = scanString(raw, i)
+			if !ok {
+				return row, false
+			}
+		case c == 't' && bytes.HasPrefix(raw[i:], []byte("true")):
+			v, i = true, i+4
+		case c == 'f' && bytes.HasPrefix(raw[i:], []byte("false")):
+			v, i = false, i+5
+		case c == 'n' && bytes.HasPrefix(raw[i:], []byte("null")):
+			v, i = nil, i+4
+		case c == '-' || (c >= '0' && c <= '9'):
+			j := i
+			for j < len(raw) && raw[j] != ',' && raw[j] != '}' && raw[j] != ' ' && raw[j] != '\t' && raw[j] != '\n' && raw[j] != '\r' {
+				j++
+			}
+			v, i = json.Number(raw[i:j]), j
+		default:
+			return row, false // a nested object or array
+		}
+		n := len(row.Values)
+		if same && (n >= len(layout) || layout[n] != key) {
+			same = false
+		}
+		if !same && slices.Contains(row.Names, key) {
+			return row, false
+		}
+		row.Names, row.Values = append(row.Names, key), append(row.Values, v)
+		i = skipSpace(raw, i)
+		if i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
+	if same && len(row.Values) == len(layout) {
+		row.Names = layout
+	}
+	return row, true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// scanString reads the JSON string starting at b[i] ('"'), unescaping it
+// only when it holds escapes; it returns the index after the closing quote.
+func scanString(b []byte, i int) (string, int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return "", i, false
+	}
+	escaped := false
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			escaped = true
+			j++
+		case '"':
+			if !escaped {
+				return string(b[i+1 : j]), j + 1, true
+			}
+			var s string
+			if err := json.Unmarshal(b[i:j+1], &s); err != nil {
+				return "", j + 1, false
+			}
+			return s, j + 1, true
+		}
+	}
+	return "", len(b), false
 }
 
 // passMaxBytes keeps a body-size error so the handler answers 413.
