@@ -92,14 +92,14 @@ func (s *Server) contestantRows(w http.ResponseWriter, r *http.Request, sessionI
 	if err != nil {
 		return err
 	}
-	if err := checkInterval(q); err != nil {
-		return err
-	}
-	ct, rows, err := s.engine.ContestantRows(r.Context(), sessionID, contestantID, engine.Page{Page: pg, PageSize: size})
+	sess, ct, rows, err := s.engine.ContestantRows(r.Context(), sessionID, contestantID, engine.Page{Page: pg, PageSize: size})
 	if err != nil {
 		return err
 	}
 	defer rows.Release()
+	if err := checkInterval(q, sess.PredictionIntervals); err != nil {
+		return err
+	}
 	cj := toContestantJSON(baseURL(r), sessionID, ct)
 	cj.Links = nil
 	head, err := jsonMarshal(cj)

@@ -273,14 +273,14 @@ func (s *Server) sessionResults(w http.ResponseWriter, r *http.Request, p httpro
 	if err != nil {
 		return err
 	}
-	if err := checkInterval(q); err != nil {
-		return err
-	}
 	sess, rows, err := s.engine.SessionResults(r.Context(), p.ByName("id"), engine.Page{Page: pg, PageSize: size})
 	if err != nil {
 		return err
 	}
 	defer rows.Release()
+	if err := checkInterval(q, sess.PredictionIntervals); err != nil {
+		return err
+	}
 	setSessionStatus(w, sess)
 	base := baseURL(r)
 	sj := toSessionJSON(base, sess, nil)
@@ -302,18 +302,21 @@ func (s *Server) sessionResults(w http.ResponseWriter, r *http.Request, p httpro
 	return s.writeRowsBody(w, r, rows, wantsCSV(r), appendRowTime, head, pgEnv)
 }
 
-// checkInterval validates predictionInterval against the intervals a
-// model session offers (["0.5"]).
-func checkInterval(q params) error {
+// checkInterval validates predictionInterval (written "0.5" or ".5")
+// against the session's availablePredictionIntervals.
+func checkInterval(q params, available []string) error {
 	v := q.get("predictionInterval")
 	if v == "" {
 		return nil
 	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f != 0.5 {
-		return engine.Validation("predictionInterval", "Value for predictionInterval must be one of the session's availablePredictionIntervals: 0.5")
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		for _, a := range available {
+			if af, _ := strconv.ParseFloat(a, 64); af == f {
+				return nil
+			}
+		}
 	}
-	return nil
+	return engine.Validation("predictionInterval", "Value for predictionInterval must be one of the session's availablePredictionIntervals: "+strings.Join(available, ", "))
 }
 
 // resultLinks are the links of a results response besides paging.

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -258,6 +259,18 @@ func TestRegressionSessionEndToEnd(t *testing.T) {
 	}
 	res = s.do(t, http.MethodGet, sid+"/contest/selection", nil)
 	goldenSession(t, "session_selection", res.body)
+	wantError(t, "malformed contestant id", s.do(t, http.MethodGet, sid+"/contest/contestants/nope", nil), 400, "RequestValidation", "contestantId")
+	wantError(t, "unknown contestant", s.do(t, http.MethodGet, sid+"/contest/contestants/0193a3c2-0000-7000-8000-000000000000", nil), 404, "NotFound", "")
+	for path, status := range map[string]int{
+		"/results?predictionInterval=.5": 200, "/results?predictionInterval=0.5": 200, "/contest/champion?predictionInterval=0.5": 200,
+		"/results?predictionInterval=0.95": 400, "/results?predictionInterval=half": 400, "/contest/champion?predictionInterval=0.2": 400,
+	} {
+		if res := s.do(t, http.MethodGet, sid+path, nil); res.status != status {
+			t.Errorf("GET %s = %d, want %d", path, res.status, status)
+		} else if status == 400 {
+			wantError(t, path, res, 400, "RequestValidation", "predictionInterval")
+		}
+	}
 	for _, path := range []string{"/contest", "/contest/champion", "/contest/contestants", "/contest/selection", "/contest/contestants/" + contest.Champion.ID} {
 		wantError(t, "community "+path, s.do(t, http.MethodGet, sid+path, nil, "api-key", "community-key"), 403, "PlanUpgradeRequired", "")
 	}
@@ -766,6 +779,38 @@ func TestSessionCallbacks(t *testing.T) {
 		if !seen[st] {
 			t.Errorf("callbacks %v lack %s", got, st)
 		}
+	}
+}
+
+// A session deleted before it finishes tells its callback it was cancelled.
+func TestDeletedSessionCallbacks(t *testing.T) {
+	s := newServer(t)
+	statuses := make(chan string, 16)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var sj sessionJSON
+		_ = json.NewDecoder(r.Body).Decode(&sj)
+		statuses <- sj.Status
+	}))
+	t.Cleanup(hook.Close)
+	s.putCSV(t, "friedman", friedman1(t))
+	// The first session keeps the worker busy; the second waits, queued.
+	s.createSession(t, `{"dataSourceName": "friedman", "targetColumn": "y", "predictionDomain": "regression"}`)
+	queued := s.createSession(t, fmt.Sprintf(`{"dataSourceName": "friedman", "targetColumn": "y", "predictionDomain": "regression", "callbackUrl": %q}`, hook.URL))
+	if res := s.do(t, http.MethodDelete, "/v1/sessions/"+queued.SessionID, nil); res.status != http.StatusNoContent {
+		t.Fatalf("DELETE = %d %s", res.status, res.body)
+	}
+	var got []string
+	timeout := time.After(10 * time.Second)
+	for len(got) == 0 || got[len(got)-1] != "cancelled" {
+		select {
+		case st := <-statuses:
+			got = append(got, st)
+		case <-timeout:
+			t.Fatalf("callbacks = %v, want them to end with cancelled", got)
+		}
+	}
+	if !slices.Contains(got, "cancellationPending") {
+		t.Errorf("callbacks = %v, want cancellationPending before cancelled", got)
 	}
 }
 

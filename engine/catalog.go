@@ -301,11 +301,21 @@ func randomID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// loadHistories reads the status histories of the given jobs (imports or
-// sessions) from table, whose job column is idColumn, in order.
-func (e *Engine) loadHistories(ctx context.Context, table, idColumn string, ids []string, add func(id string, h StatusChange)) error {
-	rows, err := e.store.Rows(ctx, `SELECT `+idColumn+`, date, status FROM catalog.`+table+`
-		WHERE list_contains(from_json(?, '["VARCHAR"]'), `+idColumn+`) ORDER BY `+idColumn+`, seq`, stringList(ids))
+// loadJobLogs reads the status histories and messages of jobs (kind
+// "import" or "session": tables <kind>_history and <kind>_messages, job
+// column <kind>_id), in order, handing each to the job at its position in
+// ids.
+func (e *Engine) loadJobLogs(ctx context.Context, kind string, ids []string, history func(i int, h StatusChange), message func(i int, m Message)) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	pos := make(map[string]int, len(ids))
+	for i, id := range ids {
+		pos[id] = i
+	}
+	col := kind + "_id"
+	rows, err := e.store.Rows(ctx, `SELECT `+col+`, date, status FROM catalog.`+kind+`_history
+		WHERE list_contains(from_json(?, '["VARCHAR"]'), `+col+`) ORDER BY `+col+`, seq`, stringList(ids))
 	if err != nil {
 		return err
 	}
@@ -316,28 +326,52 @@ func (e *Engine) loadHistories(ctx context.Context, table, idColumn string, ids 
 		if err := rows.Scan(&id, &at, &st); err != nil {
 			return err
 		}
-		add(id, StatusChange{Date: at.UTC(), Status: Status(st)})
+		history(pos[id], StatusChange{Date: at.UTC(), Status: Status(st)})
 	}
-	return rows.Err()
-}
-
-// loadMessages reads the messages of the given jobs from table, in order.
-func (e *Engine) loadMessages(ctx context.Context, table, idColumn string, ids []string, add func(id string, m Message)) error {
-	rows, err := e.store.Rows(ctx, `SELECT `+idColumn+`, severity, message FROM catalog.`+table+`
-		WHERE list_contains(from_json(?, '["VARCHAR"]'), `+idColumn+`) ORDER BY `+idColumn+`, seq`, stringList(ids))
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	msgs, err := e.store.Rows(ctx, `SELECT `+col+`, severity, message FROM catalog.`+kind+`_messages
+		WHERE list_contains(from_json(?, '["VARCHAR"]'), `+col+`) ORDER BY `+col+`, seq`, stringList(ids))
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
+	defer msgs.Close()
+	for msgs.Next() {
 		var id string
 		var m Message
-		if err := rows.Scan(&id, &m.Severity, &m.Text); err != nil {
+		if err := msgs.Scan(&id, &m.Severity, &m.Text); err != nil {
 			return err
 		}
-		add(id, m)
+		message(pos[id], m)
 	}
-	return rows.Err()
+	return msgs.Err()
+}
+
+// countWhere counts the rows of a catalog table matching where (" WHERE
+// …" or "").
+func (e *Engine) countWhere(ctx context.Context, table, where string, args []any) (int, error) {
+	rows, err := e.store.Rows(ctx, `SELECT count(*) FROM catalog.`+table+where, args...)
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	return n, scanOne(rows, &n)
+}
+
+// orderClause is " ORDER BY <column> <dir> NULLS LAST, id <dir>" plus
+// " LIMIT ? OFFSET ?" (with its arguments appended) when limit > 0.
+func orderClause(column string, desc bool, limit, offset int, args []any) (string, []any) {
+	dir := "ASC"
+	if desc {
+		dir = "DESC"
+	}
+	q := ` ORDER BY ` + column + ` ` + dir + ` NULLS LAST, id ` + dir
+	if limit > 0 {
+		q += ` LIMIT ? OFFSET ?`
+		args = append(args, limit, offset)
+	}
+	return q, args
 }
 
 // addStatus appends a status change to a job's history table (imports,

@@ -219,29 +219,21 @@ func (e *Engine) listImports(ctx context.Context, f importFilter) ([]Import, int
 		where = " WHERE " + strings.Join(conds, " AND ")
 	}
 	var total int
+	var err error
 	if f.ID == "" { // a lookup by id needs no count
-		rows, err := e.store.Rows(ctx, `SELECT count(*) FROM catalog.imports`+where, args...)
-		if err != nil {
-			return nil, 0, err
-		}
-		if err := scanOne(rows, &total); err != nil {
+		if total, err = e.countWhere(ctx, "imports", where, args); err != nil {
 			return nil, 0, err
 		}
 	}
 	order := map[string]string{"": "requested", "id": "id", "datasetname": "lower(dataset)", "requesteddate": "requested", "currentstatusdate": "status_date"}[f.SortBy]
-	dir := "ASC"
-	if f.Desc {
-		dir = "DESC"
-	}
-	q := `SELECT id, kind, status, dataset, parameters, result_columns, requested, status_date FROM catalog.imports` + where +
-		` ORDER BY ` + order + ` ` + dir + `, id ` + dir + ` LIMIT ? OFFSET ?`
-	rows, err := e.store.Rows(ctx, q, append(args, f.Limit, f.Offset)...)
+	tail, args := orderClause(order, f.Desc, max(f.Limit, 1), f.Offset, args)
+	q := `SELECT id, kind, status, dataset, parameters, result_columns, requested, status_date FROM catalog.imports` + where + tail
+	rows, err := e.store.Rows(ctx, q, args...)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer rows.Close()
 	var out []Import
-	index := map[string]int{}
 	for rows.Next() {
 		var imp Import
 		var kind, status, params string
@@ -260,29 +252,18 @@ func (e *Engine) listImports(ctx context.Context, f importFilter) ([]Import, int
 			}
 		}
 		imp.History, imp.Messages = []StatusChange{}, []Message{}
-		index[imp.ID] = len(out)
 		out = append(out, imp)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, 0, err
 	}
 	rows.Close()
-	if len(out) == 0 {
-		return out, total, nil
-	}
 	ids := make([]string, len(out))
 	for i, imp := range out {
 		ids[i] = imp.ID
 	}
-	if err := e.loadHistories(ctx, "import_history", "import_id", ids, func(id string, h StatusChange) {
-		imp := &out[index[id]]
-		imp.History = append(imp.History, h)
-	}); err != nil {
-		return nil, 0, err
-	}
-	err = e.loadMessages(ctx, "import_messages", "import_id", ids, func(id string, m Message) {
-		imp := &out[index[id]]
-		imp.Messages = append(imp.Messages, m)
-	})
+	err = e.loadJobLogs(ctx, "import", ids,
+		func(i int, h StatusChange) { out[i].History = append(out[i].History, h) },
+		func(i int, m Message) { out[i].Messages = append(out[i].Messages, m) })
 	return out, total, err
 }

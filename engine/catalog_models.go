@@ -9,8 +9,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/vaticml/vatic/columnar"
 )
 
 // This file holds the SQL of the contest and model tables of the catalog.
@@ -50,7 +48,7 @@ func (e *Engine) clearSessionOutputs(ctx context.Context, id string) error {
 	return e.dropResults(ctx, id)
 }
 
-func (e *Engine) saveContestants(ctx context.Context, id string, cs []contestant) error {
+func (e *Engine) saveContestants(ctx context.Context, id string, cs []Contestant) error {
 	for i, c := range cs {
 		if _, err := e.store.Exec(ctx, `INSERT INTO catalog.contestants VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 			id, c.ID, i, mustJSON(c.Algorithm), mustJSON(c.Properties), mustJSON(finiteMetrics(c.Metrics)), mustJSON(finiteMetrics(c.Importance)), nullable(c.Message)); err != nil {
@@ -60,7 +58,7 @@ func (e *Engine) saveContestants(ctx context.Context, id string, cs []contestant
 	return nil
 }
 
-func (e *Engine) saveSelection(ctx context.Context, id string, sets []selectionSet) error {
+func (e *Engine) saveSelection(ctx context.Context, id string, sets []SelectionSet) error {
 	for i, s := range sets {
 		if _, err := e.store.Exec(ctx, `INSERT INTO catalog.selection VALUES (?, ?, ?, ?)`,
 			id, i, mustJSON(s.Properties), mustJSON(finiteMetrics(s.Metrics))); err != nil {
@@ -73,17 +71,17 @@ func (e *Engine) saveSelection(ctx context.Context, id string, sets []selectionS
 // saveImportance stores the finite feature importances; it reports
 // whether there are any (supportsFeatureImportance).
 func (e *Engine) saveImportance(ctx context.Context, id string, features []string, imp []float64) (bool, error) {
-	any := false
+	some := false
 	for i, f := range features {
 		if i >= len(imp) || math.IsNaN(imp[i]) || math.IsInf(imp[i], 0) {
 			continue
 		}
-		any = true
+		some = true
 		if _, err := e.store.Exec(ctx, `INSERT INTO catalog.session_features VALUES (?, ?, ?)`, id, f, imp[i]); err != nil {
 			return false, fmt.Errorf("save feature importance: %w", err)
 		}
 	}
-	return any, nil
+	return some, nil
 }
 
 // finishSession records a completed contest's champion on the session.
@@ -209,28 +207,13 @@ func (e *Engine) loadImportance(ctx context.Context, id string, limit, offset in
 	return out, total, rows.Err()
 }
 
-// storedModel is a model's catalog row without its bytes.
-type storedModel struct {
-	ID         string
-	SessionID  string
-	Domain     string
-	DataSource string
-	Name       string
-	Created    time.Time
-	LastUsed   *time.Time
-	Target     string
-	Algorithm  Algorithm
-	Metrics    map[string]float64
-	Columns    []columnar.Column
-}
-
-func (e *Engine) insertModel(ctx context.Context, m storedModel, blob []byte) error {
+func (e *Engine) insertModel(ctx context.Context, m Model, blob []byte) error {
 	cols, err := columnsJSON(m.Columns)
 	if err != nil {
 		return err
 	}
 	if _, err := e.store.Exec(ctx, `INSERT INTO catalog.models VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?)`,
-		m.ID, m.SessionID, m.Domain, m.DataSource, m.Name, m.Created, m.Target, mustJSON(m.Algorithm), mustJSON(finiteMetrics(m.Metrics)), cols, blob); err != nil {
+		m.ID, m.SessionID, m.Domain, m.DataSourceName, m.Name, m.Created, m.Target, mustJSON(m.Algorithm), mustJSON(finiteMetrics(m.Metrics)), cols, blob); err != nil {
 		return fmt.Errorf("save model: %w", err)
 	}
 	return nil
@@ -273,41 +256,30 @@ func (f modelFilter) where() (string, []any) {
 }
 
 // listModels returns the models matching f and how many match.
-func (e *Engine) listModels(ctx context.Context, f modelFilter) ([]storedModel, int, error) {
+func (e *Engine) listModels(ctx context.Context, f modelFilter) ([]Model, int, error) {
 	where, args := f.where()
 	var total int
+	var err error
 	if f.ID == "" {
-		rows, err := e.store.Rows(ctx, `SELECT count(*) FROM catalog.models`+where, args...)
-		if err != nil {
-			return nil, 0, err
-		}
-		if err := scanOne(rows, &total); err != nil {
+		if total, err = e.countWhere(ctx, "models", where, args); err != nil {
 			return nil, 0, err
 		}
 	}
 	order := map[string]string{"": "created", "id": "id", "modelname": "lower(name)", "datasourcename": "lower(data_source)",
 		"createddate": "created", "lastuseddate": "last_used", "predictiondomain": "domain"}[f.SortBy]
-	dir := "ASC"
-	if f.Desc {
-		dir = "DESC"
-	}
-	q := `SELECT id, session_id, domain, data_source, name, created, last_used, target, algorithm, metrics, columns FROM catalog.models` +
-		where + ` ORDER BY ` + order + ` ` + dir + ` NULLS LAST, id ` + dir
-	if f.Limit > 0 {
-		q += ` LIMIT ? OFFSET ?`
-		args = append(args, f.Limit, f.Offset)
-	}
+	tail, args := orderClause(order, f.Desc, f.Limit, f.Offset, args)
+	q := `SELECT id, session_id, domain, data_source, name, created, last_used, target, algorithm, metrics, columns FROM catalog.models` + where + tail
 	rows, err := e.store.Rows(ctx, q, args...)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer rows.Close()
-	var out []storedModel
+	var out []Model
 	for rows.Next() {
-		var m storedModel
+		var m Model
 		var last sql.NullTime
 		var algo, metrics, cols string
-		if err := rows.Scan(&m.ID, &m.SessionID, &m.Domain, &m.DataSource, &m.Name, &m.Created, &last, &m.Target, &algo, &metrics, &cols); err != nil {
+		if err := rows.Scan(&m.ID, &m.SessionID, &m.Domain, &m.DataSourceName, &m.Name, &m.Created, &last, &m.Target, &algo, &metrics, &cols); err != nil {
 			return nil, 0, err
 		}
 		m.Created = m.Created.UTC()

@@ -92,20 +92,6 @@ func (e *Engine) claimRequestedSession(ctx context.Context) (string, error) {
 	return id, err
 }
 
-// sessionRequest reads back what a session was asked to do.
-func (e *Engine) sessionRequest(ctx context.Context, id string) (sessionRecord, error) {
-	var raw string
-	rows, err := e.store.Rows(ctx, `SELECT request FROM catalog.sessions WHERE id = ?`, id)
-	if err != nil {
-		return sessionRecord{}, err
-	}
-	if err := scanOne(rows, &raw); err != nil {
-		return sessionRecord{}, err
-	}
-	var rec sessionRecord
-	return rec, json.Unmarshal([]byte(raw), &rec)
-}
-
 // unfinishedSessions lists sessions a previous process left requested,
 // started or being cancelled, and deleted ones awaiting their purge.
 func (e *Engine) unfinishedSessions(ctx context.Context) (started, pending, deleted []string, err error) {
@@ -195,12 +181,17 @@ type sessionFilter struct {
 	SortBy        string
 	Desc          bool
 	Limit, Offset int
+	Hidden        bool // include sessions hidden by a delete (callbacks only)
 }
 
-// listSessions returns the sessions matching f (never deleted ones) with
+// listSessions returns the sessions matching f (not hidden ones unless
+// f.Hidden) with
 // their histories, messages and columns, and how many match.
 func (e *Engine) listSessions(ctx context.Context, f sessionFilter) ([]Session, int, error) {
-	conds := []string{"NOT deleted"}
+	var conds []string
+	if !f.Hidden {
+		conds = append(conds, "NOT deleted")
+	}
 	var args []any
 	add := func(cond string, v any) { conds, args = append(conds, cond), append(args, v) }
 	if f.ID != "" {
@@ -224,73 +215,47 @@ func (e *Engine) listSessions(ctx context.Context, f sessionFilter) ([]Session, 
 	if f.Before != nil {
 		add("requested <= ?", f.Before.UTC())
 	}
-	where := " WHERE " + strings.Join(conds, " AND ")
+	where := ""
+	if len(conds) > 0 {
+		where = " WHERE " + strings.Join(conds, " AND ")
+	}
 	var total int
+	var err error
 	if f.ID == "" {
-		rows, err := e.store.Rows(ctx, `SELECT count(*) FROM catalog.sessions`+where, args...)
-		if err != nil {
-			return nil, 0, err
-		}
-		if err := scanOne(rows, &total); err != nil {
+		if total, err = e.countWhere(ctx, "sessions", where, args); err != nil {
 			return nil, 0, err
 		}
 	}
 	order := map[string]string{"": "requested", "id": "id", "datasourcename": "lower(data_source)", "name": "lower(name)",
 		"type": "type", "status": "status", "requesteddate": "requested", "currentstatusdate": "status_date"}[f.SortBy]
-	dir := "ASC"
-	if f.Desc {
-		dir = "DESC"
-	}
-	q := `SELECT id, type, domain, status, data_source, target, name, event_name, callback_url, webhook_token, is_estimate,
-		requested, status_date, request, columns, model_id, algorithm, metrics, feature_importance FROM catalog.sessions` + where +
-		` ORDER BY ` + order + ` ` + dir + `, id ` + dir
-	if f.Limit > 0 {
-		q += ` LIMIT ? OFFSET ?`
-		args = append(args, f.Limit, f.Offset)
-	}
-	rows, err := e.store.Rows(ctx, q, args...)
+	tail, args := orderClause(order, f.Desc, f.Limit, f.Offset, args)
+	rows, err := e.store.Rows(ctx, `SELECT id, type, domain, status, data_source, target, name, event_name, callback_url, webhook_token, is_estimate,
+		requested, status_date, request, columns, model_id, algorithm, metrics, feature_importance FROM catalog.sessions`+where+tail, args...)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer rows.Close()
 	var out []Session
-	index := map[string]int{}
+	var ids []string
 	for rows.Next() {
 		s, err := scanSession(rows)
 		if err != nil {
 			return nil, 0, err
 		}
-		index[s.ID] = len(out)
-		out = append(out, s)
+		out, ids = append(out, s), append(ids, s.ID)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, 0, err
 	}
 	rows.Close()
-	if len(out) == 0 {
-		return out, total, nil
-	}
-	ids := make([]string, len(out))
-	for i, s := range out {
-		ids[i] = s.ID
-	}
-	if err := e.loadHistories(ctx, "session_history", "session_id", ids, func(id string, h StatusChange) {
-		s := &out[index[id]]
-		s.History = append(s.History, h)
-	}); err != nil {
+	if err := e.loadJobLogs(ctx, "session", ids,
+		func(i int, h StatusChange) { out[i].History = append(out[i].History, h) },
+		func(i int, m Message) { out[i].Messages = append(out[i].Messages, m) }); err != nil {
 		return nil, 0, err
 	}
-	if err := e.loadMessages(ctx, "session_messages", "session_id", ids, func(id string, m Message) {
-		s := &out[index[id]]
-		s.Messages = append(s.Messages, m)
-	}); err != nil {
-		return nil, 0, err
-	}
-	if e.sessions != nil {
-		for i := range out {
-			if out[i].Status == StatusStarted {
-				out[i].Progress = e.sessions.progressOf(out[i].ID)
-			}
+	for i := range out {
+		if out[i].Status == StatusStarted {
+			out[i].Progress = e.sessions.progressOf(out[i].ID)
 		}
 	}
 	return out, total, nil
@@ -311,7 +276,7 @@ func scanSession(rows *sql.Rows) (Session, error) {
 	if err := json.Unmarshal([]byte(req), &rec); err != nil {
 		return s, fmt.Errorf("session %s request: %w", s.ID, err)
 	}
-	s.MissingValues = rec.Request.MissingValues
+	s.MissingValues, s.sourceIsView = rec.Request.MissingValues, rec.View
 	if err := json.Unmarshal([]byte(cols), &s.Columns); err != nil {
 		return s, fmt.Errorf("session %s columns: %w", s.ID, err)
 	}

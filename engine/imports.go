@@ -190,11 +190,7 @@ func validateImport(s *ImportSpec) error {
 	if len(details) == 0 {
 		return validSpecs(s.Columns)
 	}
-	d := make(map[string]any, len(details))
-	for k, v := range details {
-		d[k] = v
-	}
-	return &Error{Kind: Invalid, Msg: "Request is invalid", Details: d}
+	return validationErr(details)
 }
 
 // validSpecs checks the values of supplied column metadata on their own
@@ -266,11 +262,11 @@ func redactURL(raw string) string {
 
 // Import returns one import by id.
 func (e *Engine) Import(ctx context.Context, id string) (Import, error) {
-	u, err := uuid.Parse(id)
+	iid, err := parseID("importId", id)
 	if err != nil {
-		return Import{}, Validation("importId", "Value for importId must be a valid GUID")
+		return Import{}, err
 	}
-	imps, _, err := e.listImports(ctx, importFilter{ID: u.String(), Limit: 1})
+	imps, _, err := e.listImports(ctx, importFilter{ID: iid, Limit: 1})
 	if err != nil {
 		return Import{}, err
 	}

@@ -29,11 +29,6 @@ type Model struct {
 	Columns        []columnar.Column
 }
 
-func (m storedModel) public() Model {
-	return Model{ID: m.ID, SessionID: m.SessionID, Domain: m.Domain, DataSourceName: m.DataSource, Name: m.Name,
-		Created: m.Created, LastUsed: m.LastUsed, Target: m.Target, Algorithm: m.Algorithm, Metrics: m.Metrics, Columns: m.Columns}
-}
-
 // ModelQuery selects models (REFERENCE §8.1, §8.5).
 type ModelQuery struct {
 	ModelID          string
@@ -74,15 +69,7 @@ func (e *Engine) ListModels(ctx context.Context, q ModelQuery) ([]Model, int, er
 	}
 	f.SortBy, f.Desc = sortBy, desc
 	f.Limit, f.Offset = q.PageSize, q.Page*q.PageSize
-	ms, total, err := e.listModels(ctx, f)
-	if err != nil {
-		return nil, 0, err
-	}
-	out := make([]Model, len(ms))
-	for i, m := range ms {
-		out[i] = m.public()
-	}
-	return out, total, nil
+	return e.listModels(ctx, f)
 }
 
 // Model returns a model by id (REFERENCE §8.2: 404 itemType modelId).
@@ -98,7 +85,7 @@ func (e *Engine) Model(ctx context.Context, id string) (Model, error) {
 	if len(ms) == 0 {
 		return Model{}, NotFoundError("modelId", id)
 	}
-	return ms[0].public(), nil
+	return ms[0], nil
 }
 
 // DeleteModel removes a model.
@@ -207,10 +194,10 @@ func (e *Engine) Predict(ctx context.Context, id string, req PredictRequest) (Pr
 		return Prediction{}, Validation("data", "The data field is required.")
 	}
 	n := int64(len(req.Rows))
-	if u, err := e.Usage(ctx); err != nil {
+	if used, err := e.countPredictions(ctx); err != nil {
 		return Prediction{}, err
-	} else if u.Predictions+n > e.opts.Allotments.Predictions {
-		left := max(e.opts.Allotments.Predictions-u.Predictions, 0)
+	} else if used+n > e.opts.Allotments.Predictions {
+		left := max(e.opts.Allotments.Predictions-used, 0)
 		return Prediction{}, &Error{Kind: QuotaExceeded, Msg: fmt.Sprintf("Usage Alert - You have %d Predictions left for this cycle.", left)}
 	}
 	lm, ok := e.models.get(m.ID)
@@ -224,7 +211,7 @@ func (e *Engine) Predict(ctx context.Context, id string, req PredictRequest) (Pr
 		}
 		e.models.put(m.ID, lm)
 	}
-	frame, cols, err := predictFrame(lm.pipeline, m.Columns, dropTokens(req.Rows, lm.pipeline.Missing))
+	frame, cols, err := predictFrame(lm.pipeline, dropTokens(req.Rows, lm.pipeline.Missing))
 	if err != nil {
 		return Prediction{}, err
 	}
@@ -284,7 +271,7 @@ func (e *Engine) Predict(ctx context.Context, id string, req PredictRequest) (Pr
 // inputs, checking that each input column is present in every row's
 // schema (at least once) and each value has the column's type. It returns
 // every column name seen, in first-seen order, for the echo.
-func predictFrame(p pipeline, meta []columnar.Column, rows []PredictRow) ([]*frameColumn, []string, error) {
+func predictFrame(p pipeline, rows []PredictRow) ([]*frameColumn, []string, error) {
 	var names []string
 	seen := map[string]bool{}
 	for _, r := range rows {
@@ -331,7 +318,6 @@ func predictFrame(p pipeline, meta []columnar.Column, rows []PredictRow) ([]*fra
 		}
 		return nil, nil, &Error{Kind: Invalid, Msg: "Feature columns are missing from the data: " + strings.Join(missing, ", "), Details: details}
 	}
-	_ = meta
 	return frame, names, nil
 }
 

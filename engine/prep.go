@@ -156,9 +156,10 @@ type pipeline struct {
 }
 
 // fitPipeline fits the preparation of the feature columns on the given
-// rows (the training rows; all rows for the saved model).
-func fitPipeline(frame []*frameColumn, meta []columnar.Column, rows []int) pipeline {
-	var p pipeline
+// rows (the training rows; all rows for the saved model); missing are the
+// session's missing-value tokens, kept for predict.
+func fitPipeline(frame []*frameColumn, meta []columnar.Column, rows []int, missing []string) pipeline {
+	p := pipeline{Missing: missing}
 	for i, fc := range frame {
 		c := meta[i]
 		if c.Role == columnar.RoleTarget {
@@ -275,51 +276,29 @@ func levels(fc *frameColumn, rows []int) ([]string, string) {
 // datePartNames are the parts a date feature expands into.
 var datePartNames = []string{"year", "month", "dayOfWeek", "dayOfYear"}
 
-// Features names the encoded input columns in matrix order.
-func (p pipeline) Features() []string {
-	var out []string
+// Features names the encoded input columns in matrix order and says which
+// take only a few values (one-hot and logical), for the feature importance
+// estimator.
+func (p pipeline) Features() (names []string, discrete []bool) {
+	add := func(name string, d bool) { names, discrete = append(names, name), append(discrete, d) }
 	for _, c := range p.Columns {
 		switch {
 		case c.Type == columnar.String || c.Type == columnar.Text:
 			for _, l := range c.Levels {
-				out = append(out, c.Name+":"+l)
+				add(c.Name+":"+l, true)
 			}
 		case c.Type == columnar.Date:
 			for _, part := range datePartNames {
-				out = append(out, c.Name+":"+part)
+				add(c.Name+":"+part, false)
 			}
 			if c.Hour {
-				out = append(out, c.Name+":hour")
+				add(c.Name+":hour", false)
 			}
 		default:
-			out = append(out, c.Name)
+			add(c.Name, c.Type == columnar.Logical)
 		}
 	}
-	return out
-}
-
-// discrete says which encoded features take only a few values (one-hot and
-// logical), for the feature importance estimator.
-func (p pipeline) discrete() []bool {
-	var out []bool
-	for _, c := range p.Columns {
-		switch {
-		case c.Type == columnar.String || c.Type == columnar.Text:
-			for range c.Levels {
-				out = append(out, true)
-			}
-		case c.Type == columnar.Date:
-			for range datePartNames {
-				out = append(out, false)
-			}
-			if c.Hour {
-				out = append(out, false)
-			}
-		default:
-			out = append(out, c.Type == columnar.Logical)
-		}
-	}
-	return out
+	return names, discrete
 }
 
 // encode builds the matrix of the given rows; frame columns are found by
@@ -329,7 +308,8 @@ func (p pipeline) encode(frame []*frameColumn, rows []int) (*mat.Dense, error) {
 	for _, fc := range frame {
 		byName[strings.ToLower(fc.Name)] = fc
 	}
-	width := len(p.Features())
+	names, _ := p.Features()
+	width := len(names)
 	x := mat.NewDense(max(len(rows), 1), max(width, 1), nil)
 	col := 0
 	for _, pc := range p.Columns {

@@ -119,17 +119,17 @@ func (e *Engine) SessionContest(ctx context.Context, id string) (Contest, error)
 }
 
 // ContestantRows returns one contestant (the champion when contestant is
-// "") with a page of its test rows (REFERENCE §7.2, §7.4).
-func (e *Engine) ContestantRows(ctx context.Context, id, contestant string, p Page) (Contestant, *Rows, error) {
+// "") of a session with a page of its test rows (REFERENCE §7.2, §7.4).
+func (e *Engine) ContestantRows(ctx context.Context, id, contestant string, p Page) (Session, Contestant, *Rows, error) {
 	c, err := e.SessionContest(ctx, id)
 	if err != nil {
-		return Contestant{}, nil, err
+		return c.Session, Contestant{}, nil, err
 	}
 	ct := c.Champion
 	if contestant != "" {
 		cid, err := parseID("contestantId", contestant)
 		if err != nil {
-			return Contestant{}, nil, err
+			return c.Session, Contestant{}, nil, err
 		}
 		found := false
 		for _, x := range c.Contestants {
@@ -138,11 +138,11 @@ func (e *Engine) ContestantRows(ctx context.Context, id, contestant string, p Pa
 			}
 		}
 		if !found {
-			return Contestant{}, nil, NotFoundError("contestant", contestant)
+			return c.Session, Contestant{}, nil, NotFoundError("contestant", contestant)
 		}
 	}
 	rows, err := e.testRows(ctx, c.Session, ct.ID, p)
-	return ct, rows, err
+	return c.Session, ct, rows, err
 }
 
 // SessionSelection returns the data variants of a session's contest

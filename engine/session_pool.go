@@ -23,17 +23,17 @@ type sessionPool struct {
 	wg      sync.WaitGroup
 	claimMu sync.Mutex
 
-	mu       sync.Mutex
-	running  map[string]*runState
-	progress map[string]int
-	orphans  []string // sessions found started at startup, to run first
+	mu      sync.Mutex
+	running map[string]*runState
+	orphans []string // sessions found started at startup, to run first
 }
 
 // runState is a claimed session: its cancel function once it runs, and
 // whether it was deleted (possibly before it started running).
 type runState struct {
-	cancel  context.CancelCauseFunc
-	deleted bool
+	cancel   context.CancelCauseFunc
+	deleted  bool
+	progress int // approximate completion percentage
 }
 
 // errSessionDeleted cancels a session whose user deleted it.
@@ -64,14 +64,19 @@ func (p *sessionPool) cancel(id string) bool {
 
 func (p *sessionPool) setProgress(id string, pct int) {
 	p.mu.Lock()
-	p.progress[id] = pct
+	if st, ok := p.running[id]; ok {
+		st.progress = pct
+	}
 	p.mu.Unlock()
 }
 
 func (p *sessionPool) progressOf(id string) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.progress[id]
+	if st, ok := p.running[id]; ok {
+		return st.progress
+	}
+	return 0
 }
 
 // startSessions recovers sessions a previous process left unfinished and
@@ -81,7 +86,7 @@ func (p *sessionPool) progressOf(id string) int {
 func (e *Engine) startSessions(ctx context.Context) error {
 	o := e.opts
 	p := &sessionPool{e: e, workers: o.SessionConcurrency, timeout: o.SessionTimeout,
-		wake: make(chan struct{}, 1), running: map[string]*runState{}, progress: map[string]int{}}
+		wake: make(chan struct{}, 1), running: map[string]*runState{}}
 	started, pending, deleted, err := e.unfinishedSessions(ctx)
 	if err != nil {
 		return err
@@ -162,7 +167,6 @@ func (p *sessionPool) run(base context.Context, id string) {
 	if st.deleted {
 		cancel(errSessionDeleted)
 	}
-	p.progress[id] = 0
 	p.mu.Unlock()
 	// release hands the session back and reports whether it was deleted
 	// meanwhile: under the lock cancel takes, so a delete either reaches
@@ -173,7 +177,6 @@ func (p *sessionPool) run(base context.Context, id string) {
 		defer p.mu.Unlock()
 		released = true
 		delete(p.running, id)
-		delete(p.progress, id)
 		return st.deleted
 	}
 	defer func() {
@@ -188,7 +191,7 @@ func (p *sessionPool) run(base context.Context, id string) {
 		return // shutting down: the session stays started and runs again at the next start
 	}
 	if release() {
-		if perr := e.finishDeleted(context.WithoutCancel(ctx), id); perr != nil {
+		if perr := p.finishDeleted(context.WithoutCancel(ctx), id); perr != nil {
 			e.log.ErrorContext(base, "purge deleted session", LogSessionID, id, LogErr, perr)
 		}
 		return
@@ -225,12 +228,14 @@ func (p *sessionPool) runSafely(ctx context.Context, id string) (err error) {
 	return p.e.runSession(ctx, id, func(pct int) { p.setProgress(id, pct) })
 }
 
-// finishDeleted records the end of a session deleted while it ran, then
-// removes it with its results.
-func (e *Engine) finishDeleted(ctx context.Context, id string) error {
+// finishDeleted records the end of a session deleted while it ran,
+// tells its callback, then removes it with its results.
+func (p *sessionPool) finishDeleted(ctx context.Context, id string) error {
+	e := p.e
 	if err := e.setSessionStatus(ctx, id, StatusCancelled); err != nil {
 		return err
 	}
+	p.callback(id)
 	return e.store.Tx(ctx, func(ctx context.Context) error { return e.purgeSession(ctx, id) })
 }
 
@@ -241,12 +246,13 @@ func (p *sessionPool) callback(id string) {
 	if e.opts.Notifier == nil {
 		return
 	}
-	ctx := context.Background()
-	s, err := e.Session(ctx, id)
-	if err != nil || s.CallbackURL == "" {
+	// A session being deleted is hidden from reads but still reported:
+	// its callback hears cancellationPending and cancelled.
+	ss, _, err := e.listSessions(context.Background(), sessionFilter{ID: id, Limit: 1, Hidden: true})
+	if err != nil || len(ss) == 0 || ss[0].CallbackURL == "" {
 		return
 	}
-	e.opts.Notifier.Notify(s)
+	e.opts.Notifier.Notify(ss[0])
 }
 
 // Notifier delivers a session's status changes to its callbackUrl

@@ -26,10 +26,6 @@ import (
 // and mark it completed. Cancellation is checked between steps and
 // between candidates.
 func (e *Engine) runSession(ctx context.Context, id string, progress func(int)) error {
-	rec, err := e.sessionRequest(ctx, id)
-	if err != nil {
-		return err
-	}
 	s, err := e.Session(ctx, id)
 	if err != nil {
 		return err
@@ -40,7 +36,7 @@ func (e *Engine) runSession(ctx context.Context, id string, progress func(int)) 
 	}
 	switch s.Domain {
 	case DomainRegression:
-		return e.runRegression(ctx, s, rec, progress)
+		return e.runRegression(ctx, s, progress)
 	}
 	return &Error{Kind: Invalid, Msg: fmt.Sprintf("Sessions of prediction domain %s cannot run on this server.", s.Domain)}
 }
@@ -56,7 +52,7 @@ type sessionData struct {
 
 // loadSessionData snapshots the data source into schema results and reads
 // the columns a model session uses.
-func (e *Engine) loadSessionData(ctx context.Context, s Session, isView bool) (*sessionData, error) {
+func (e *Engine) loadSessionData(ctx context.Context, s Session) (*sessionData, error) {
 	var snapCols []string
 	var used []columnar.Column
 	for _, c := range s.Columns {
@@ -69,7 +65,7 @@ func (e *Engine) loadSessionData(ctx context.Context, s Session, isView bool) (*
 		}
 	}
 	schema, order := view.DataSchema, ""
-	if isView {
+	if s.sourceIsView {
 		schema = view.ViewSchema
 	}
 	if ts := columnWithRole(s.Columns, columnar.RoleTimestamp); ts != "" {
@@ -160,24 +156,14 @@ func sessionSeed(id string) uint64 {
 	return stats.SeedOf(u)
 }
 
-// contestant is one stored contestant.
-type contestant struct {
-	ID         string
-	Algorithm  Algorithm
-	Properties []string
-	Metrics    map[string]float64
-	Importance map[string]float64
-	Message    string
-}
-
 // regressionFit is a candidate's fitted model with its test predictions.
 type regressionFit struct {
 	model regress.Model
 	pred  []float64
 }
 
-func (e *Engine) runRegression(ctx context.Context, s Session, rec sessionRecord, progress func(int)) error {
-	d, err := e.loadSessionData(ctx, s, rec.View)
+func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int)) error {
+	d, err := e.loadSessionData(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -199,9 +185,8 @@ func (e *Engine) runRegression(ctx context.Context, s Session, rec sessionRecord
 	trainPos, testPos := split(seed, n)
 	trainRows, testRows := pick(d.rows, trainPos), pick(d.rows, testPos)
 	yTrain, yTest := pickF(d.y, trainPos), pickF(d.y, testPos)
-	pipe := fitPipeline(d.frame, d.cols, trainRows)
-	pipe.Missing = s.MissingValues
-	features := pipe.Features()
+	pipe := fitPipeline(d.frame, d.cols, trainRows, s.MissingValues)
+	features, discrete := pipe.Features()
 	if len(features) == 0 {
 		return &Error{Kind: Invalid, Msg: "No feature column has a value in the training rows."}
 	}
@@ -218,7 +203,7 @@ func (e *Engine) runRegression(ctx context.Context, s Session, rec sessionRecord
 		return err
 	}
 	workers := runtime.GOMAXPROCS(0)
-	importance := stats.FeatureImportance(xTrain, yTrain, pipe.discrete(), false, seed, workers)
+	importance := stats.FeatureImportance(xTrain, yTrain, discrete, false, seed, workers)
 	progress(20)
 
 	var algos []regress.Algorithm
@@ -255,10 +240,10 @@ func (e *Engine) runRegression(ctx context.Context, s Session, rec sessionRecord
 		return err
 	}
 	best := contest.Champion(results, opt)
-	contestants := make([]contestant, len(results))
+	contestants := make([]Contestant, len(results))
 	for i, r := range results {
 		a := algos[i]
-		c := contestant{ID: uuid.NewString(), Algorithm: Algorithm{Key: a.Key(), Name: a.Name(), Description: a.Name()},
+		c := Contestant{ID: uuid.NewString(), Algorithm: Algorithm{Key: a.Key(), Name: a.Name(), Description: a.Name()},
 			Properties: []string{"Imputed"}, Metrics: map[string]float64{}, Importance: map[string]float64{}}
 		if a.Scaled() {
 			c.Properties = append(c.Properties, "Scaled")
@@ -286,8 +271,7 @@ func (e *Engine) runRegression(ctx context.Context, s Session, rec sessionRecord
 	}
 	// The saved model: the champion refitted on every row, with a
 	// preparation fitted on every row too (MODELLING §5.2).
-	all := fitPipeline(d.frame, d.cols, d.rows)
-	all.Missing = s.MissingValues
+	all := fitPipeline(d.frame, d.cols, d.rows, s.MissingValues)
 	xAll, err := all.encode(d.frame, d.rows)
 	if err != nil {
 		return err
@@ -301,11 +285,10 @@ func (e *Engine) runRegression(ctx context.Context, s Session, rec sessionRecord
 	if err != nil {
 		return err
 	}
-	champ := contestants[best]
 	selection := selectionSets(contestants, n, len(trainPos), len(testPos), len(features), d.y)
 	return e.completeModelSession(ctx, s, completion{
 		contestants: contestants, champion: best, selection: selection, features: features, importance: importance,
-		testRows: testRows, preds: results, messages: msgs, model: blob, metrics: champ.Metrics, algorithm: champ.Algorithm,
+		testRows: testRows, preds: results, messages: msgs, model: blob,
 	})
 }
 
@@ -347,17 +330,11 @@ func scaledImportance(features []string, imp []float64) map[string]float64 {
 	return out
 }
 
-// selectionSet is one data variant of the contest (/contest/selection).
-type selectionSet struct {
-	Properties []string
-	Metrics    map[string]float64
-}
-
 // selectionSets lists each distinct data variant the contestants used with
 // MODELLING §1.3's metrics.
-func selectionSets(cs []contestant, n, nTrain, nTest, nFeatures int, y []float64) []selectionSet {
+func selectionSets(cs []Contestant, n, nTrain, nTest, nFeatures int, y []float64) []SelectionSet {
 	mean, sd := meanSD(y)
-	var out []selectionSet
+	var out []SelectionSet
 	seen := map[string]bool{}
 	for _, c := range cs {
 		key := fmt.Sprint(c.Properties)
@@ -373,7 +350,7 @@ func selectionSets(cs []contestant, n, nTrain, nTest, nFeatures int, y []float64
 				m["coefficientOfVariation"] = sd / mean
 			}
 		}
-		out = append(out, selectionSet{Properties: c.Properties, Metrics: m})
+		out = append(out, SelectionSet{Properties: c.Properties, Metrics: m})
 	}
 	return out
 }
@@ -395,7 +372,7 @@ func meanSD(y []float64) (float64, float64) {
 }
 
 // failContest records contestants that all failed and fails the session.
-func (e *Engine) failContest(ctx context.Context, s Session, cs []contestant, msgs []Message) error {
+func (e *Engine) failContest(ctx context.Context, s Session, cs []Contestant, msgs []Message) error {
 	err := e.store.Tx(ctx, func(ctx context.Context) error {
 		if err := e.saveContestants(ctx, s.ID, cs); err != nil {
 			return err
@@ -415,26 +392,24 @@ func (e *Engine) failContest(ctx context.Context, s Session, cs []contestant, ms
 
 // completion is everything a completed model session stores.
 type completion struct {
-	contestants []contestant
+	contestants []Contestant
 	champion    int
-	selection   []selectionSet
+	selection   []SelectionSet
 	features    []string
 	importance  []float64
-	testRows    []int // positions of the test rows among the rows with a target
+	testRows    []int // the snapshot __row of each test row, in prediction order
 	preds       []contest.Result[regressionFit]
 	messages    []Message
 	model       []byte
-	metrics     map[string]float64
-	algorithm   Algorithm
 }
 
 // completeModelSession writes a finished contest in one transaction:
 // predictions, contestants, selection, importance, the model, and the
 // session's completed status.
 func (e *Engine) completeModelSession(ctx context.Context, s Session, c completion) error {
-	d := c.testRows // the snapshot's __row of each test row
+	champ := c.contestants[c.champion]
 	return e.store.Tx(ctx, func(ctx context.Context) error {
-		if err := e.writePredictions(ctx, s.ID, c.contestants, c.preds, d); err != nil {
+		if err := e.writePredictions(ctx, s.ID, c.contestants, c.preds, c.testRows); err != nil {
 			return err
 		}
 		if err := e.saveContestants(ctx, s.ID, c.contestants); err != nil {
@@ -452,11 +427,11 @@ func (e *Engine) completeModelSession(ctx context.Context, s Session, c completi
 			return err
 		}
 		now := e.now()
-		if err := e.insertModel(ctx, storedModel{ID: modelID.String(), SessionID: s.ID, Domain: s.Domain, DataSource: s.DataSourceName,
-			Name: s.Name, Created: now, Target: s.TargetColumn, Algorithm: c.algorithm, Metrics: c.metrics, Columns: s.Columns}, c.model); err != nil {
+		if err := e.insertModel(ctx, Model{ID: modelID.String(), SessionID: s.ID, Domain: s.Domain, DataSourceName: s.DataSourceName,
+			Name: s.Name, Created: now, Target: s.TargetColumn, Algorithm: champ.Algorithm, Metrics: champ.Metrics, Columns: s.Columns}, c.model); err != nil {
 			return err
 		}
-		if err := e.finishSession(ctx, s.ID, modelID.String(), c.algorithm, c.metrics, c.contestants[c.champion].ID, supports); err != nil {
+		if err := e.finishSession(ctx, s.ID, modelID.String(), champ.Algorithm, champ.Metrics, champ.ID, supports); err != nil {
 			return err
 		}
 		for _, m := range c.messages {
@@ -470,7 +445,7 @@ func (e *Engine) completeModelSession(ctx context.Context, s Session, c completi
 
 // writePredictions stores every successful contestant's test predictions.
 // rows are the snapshot row numbers of the test rows, in prediction order.
-func (e *Engine) writePredictions(ctx context.Context, id string, cs []contestant, results []contest.Result[regressionFit], rows []int) error {
+func (e *Engine) writePredictions(ctx context.Context, id string, cs []Contestant, results []contest.Result[regressionFit], rows []int) error {
 	q, err := view.CreatePredictions(view.PredictionsTable(id))
 	if err != nil {
 		return err

@@ -97,6 +97,8 @@ type Session struct {
 	MissingValues []string
 	IsEstimate    bool
 	Columns       []columnar.Column
+
+	sourceIsView bool // the data source is a view
 }
 
 // sessionRecord is what the catalog keeps of a request to run it again.
@@ -115,11 +117,11 @@ func (e *Engine) CreateSession(ctx context.Context, req SessionRequest) (Session
 		return Session{}, err
 	}
 	if !s.IsEstimate {
-		u, err := e.Usage(ctx)
+		n, err := e.countSessions(ctx)
 		if err != nil {
 			return Session{}, err
 		}
-		if u.Sessions >= e.opts.Allotments.Sessions {
+		if n >= e.opts.Allotments.Sessions {
 			return Session{}, &Error{Kind: QuotaExceeded, Msg: fmt.Sprintf("Usage Alert - You have 0 Sessions left for this cycle (%d allotted).", e.opts.Allotments.Sessions)}
 		}
 	}
@@ -206,13 +208,13 @@ func (e *Engine) planSession(ctx context.Context, req SessionRequest) (Session, 
 	s := Session{
 		Type: req.Type, Domain: domain, DataSourceName: src, TargetColumn: target,
 		Name: req.Name, CallbackURL: req.CallbackURL, Columns: cols, IsEstimate: req.IsEstimate,
-		MissingValues: req.MissingValues, PredictionIntervals: []string{"0.5"},
+		MissingValues: req.MissingValues, PredictionIntervals: []string{"0.5"}, sourceIsView: isView,
 		Extra: []ExtraParam{}, Messages: []Message{},
 	}
 	if s.Name == "" {
 		s.Name = "Regression on " + src
 	}
-	if err := e.checkModelData(ctx, &s, isView); err != nil {
+	if err := e.checkModelData(ctx, &s); err != nil {
 		return Session{}, sessionRecord{}, err
 	}
 	return s, sessionRecord{Request: req, View: isView}, nil
@@ -277,7 +279,7 @@ const minModelRows = 20
 
 // checkModelData checks that a regression session can run: a numeric
 // target, at least one feature, enough rows with a target value.
-func (e *Engine) checkModelData(ctx context.Context, s *Session, isView bool) error {
+func (e *Engine) checkModelData(ctx context.Context, s *Session) error {
 	ti := columnIndex(s.Columns, s.TargetColumn)
 	t := s.Columns[ti]
 	if t.DataType != columnar.Numeric && t.DataType != columnar.NumericMeasure {
@@ -292,7 +294,7 @@ func (e *Engine) checkModelData(ctx context.Context, s *Session, isView bool) er
 	if features == 0 {
 		return MetadataError(map[string][]string{t.Name: {"A regression needs at least one feature column besides the target."}})
 	}
-	n, err := e.countTargetRows(ctx, s.DataSourceName, isView, t.Name)
+	n, err := e.countTargetRows(ctx, s.DataSourceName, s.sourceIsView, t.Name)
 	if err != nil {
 		return err
 	}
@@ -432,9 +434,14 @@ func (e *Engine) removeSessions(ctx context.Context, ss []Session) error {
 			if err := e.store.Tx(ctx, func(ctx context.Context) error { return e.hideSession(ctx, s.ID) }); err != nil {
 				return err
 			}
+			e.sessions.callback(s.ID) // cancellationPending
 			if e.sessions.cancel(s.ID) {
-				continue
+				continue // its worker ends it cancelled and purges it
 			}
+			if err := e.setSessionStatus(ctx, s.ID, StatusCancelled); err != nil {
+				return err
+			}
+			e.sessions.callback(s.ID)
 		}
 		if err := e.store.Tx(ctx, func(ctx context.Context) error { return e.purgeSession(ctx, s.ID) }); err != nil {
 			return err
