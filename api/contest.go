@@ -44,12 +44,27 @@ func toContestantJSON(base, sessionID string, c engine.Contestant) contestantJSO
 	return out
 }
 
+// paidContest reads a session's contest for a paid-plan caller, with its
+// contestants rendered.
+func (s *Server) paidContest(r *http.Request, id string) (engine.Contest, []contestantJSON, error) {
+	if err := s.requirePaid(r); err != nil {
+		return engine.Contest{}, nil, err
+	}
+	c, err := s.engine.SessionContest(r.Context(), id)
+	if err != nil {
+		return c, nil, err
+	}
+	base := baseURL(r)
+	cs := make([]contestantJSON, len(c.Contestants))
+	for i, ct := range c.Contestants {
+		cs[i] = toContestantJSON(base, c.Session.ID, ct)
+	}
+	return c, cs, nil
+}
+
 // contest answers GET /sessions/{id}/contest (REFERENCE §7.1).
 func (s *Server) contest(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	if err := s.requirePaid(r); err != nil {
-		return err
-	}
-	c, err := s.engine.SessionContest(r.Context(), p.ByName("id"))
+	c, cs, err := s.paidContest(r, p.ByName("id"))
 	if err != nil {
 		return err
 	}
@@ -59,10 +74,6 @@ func (s *Server) contest(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 	sj.Columns = nil
 	sj.Links = []link{{"self", sid + "/contest"}, {"session", sid}, {"champion", sid + "/contest/champion"},
 		{"contestants", sid + "/contest/contestants"}, {"selection", sid + "/contest/selection"}}
-	cs := make([]contestantJSON, len(c.Contestants))
-	for i, ct := range c.Contestants {
-		cs[i] = toContestantJSON(base, c.Session.ID, ct)
-	}
 	return writeJSON(w, http.StatusOK, struct {
 		ChampionMetric string           `json:"championMetric"`
 		Champion       contestantJSON   `json:"champion"`
@@ -113,17 +124,9 @@ func (s *Server) contestantRows(w http.ResponseWriter, r *http.Request, sessionI
 // contestants answers GET /sessions/{id}/contest/contestants (REFERENCE
 // §7.3): every contestant under items, with the paging envelope added.
 func (s *Server) contestants(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	if err := s.requirePaid(r); err != nil {
-		return err
-	}
-	c, err := s.engine.SessionContest(r.Context(), p.ByName("id"))
+	_, cs, err := s.paidContest(r, p.ByName("id"))
 	if err != nil {
 		return err
-	}
-	base := baseURL(r)
-	cs := make([]contestantJSON, len(c.Contestants))
-	for i, ct := range c.Contestants {
-		cs[i] = toContestantJSON(base, c.Session.ID, ct)
 	}
 	n := max(len(cs), 1)
 	return writeJSON(w, http.StatusOK, struct {

@@ -54,25 +54,7 @@ func (e *Engine) addImportMessage(ctx context.Context, id string, m Message) err
 // claimRequestedImport marks the oldest requested import started and
 // returns its id, or "" when none waits.
 func (e *Engine) claimRequestedImport(ctx context.Context) (string, error) {
-	var id string
-	err := e.store.Tx(ctx, func(ctx context.Context) error {
-		rows, err := e.store.Rows(ctx, `SELECT id FROM catalog.imports WHERE status = 'requested' ORDER BY requested, id LIMIT 1`)
-		if err != nil {
-			return err
-		}
-		if err := scanOne(rows, &id); err == sql.ErrNoRows {
-			id = ""
-			return nil
-		} else if err != nil {
-			return err
-		}
-		now := e.now()
-		if _, err := e.store.Exec(ctx, `UPDATE catalog.imports SET status = 'started', status_date = ? WHERE id = ?`, now, id); err != nil {
-			return err
-		}
-		return e.addImportStatus(ctx, id, now, StatusStarted)
-	})
-	return id, err
+	return e.claimJob(ctx, "import", "")
 }
 
 // finishImport records the end of an import: its final status, messages

@@ -71,25 +71,7 @@ func (e *Engine) setSessionStatus(ctx context.Context, id string, s Status, msgs
 // returns its id, or "" when none waits. It is the one place a session is
 // handed to a worker, so claiming can move to a shared database.
 func (e *Engine) claimRequestedSession(ctx context.Context) (string, error) {
-	var id string
-	err := e.store.Tx(ctx, func(ctx context.Context) error {
-		rows, err := e.store.Rows(ctx, `SELECT id FROM catalog.sessions WHERE status = 'requested' AND NOT deleted ORDER BY requested, id LIMIT 1`)
-		if err != nil {
-			return err
-		}
-		if err := scanOne(rows, &id); err == sql.ErrNoRows {
-			id = ""
-			return nil
-		} else if err != nil {
-			return err
-		}
-		now := e.now()
-		if _, err := e.store.Exec(ctx, `UPDATE catalog.sessions SET status = 'started', status_date = ? WHERE id = ?`, now, id); err != nil {
-			return err
-		}
-		return e.addSessionStatus(ctx, id, now, StatusStarted)
-	})
-	return id, err
+	return e.claimJob(ctx, "session", " AND NOT deleted")
 }
 
 // unfinishedSessions lists sessions a previous process left requested,
