@@ -91,8 +91,17 @@ func TestSessionRunsAgainIdentically(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.runSession(t.Context(), s.ID, func(int) {}); err != nil {
+	var progress []int
+	if err := e.runSession(t.Context(), s.ID, func(p int) { progress = append(progress, p) }); err != nil {
 		t.Fatalf("runSession again: %v", err)
+	}
+	for i := 1; i < len(progress); i++ {
+		if progress[i] < progress[i-1] {
+			t.Errorf("progress %v falls", progress)
+		}
+	}
+	if len(progress) < 5 || progress[0] <= 0 || progress[len(progress)-1] < 90 {
+		t.Errorf("progress = %v, want a rising series ending at 90 or more", progress)
 	}
 	cs2, err := e.loadContestants(t.Context(), s.ID)
 	if err != nil {
