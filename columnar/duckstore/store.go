@@ -169,21 +169,35 @@ func (s *Store) Rows(ctx context.Context, query string, args ...any) (*sql.Rows,
 }
 
 // CreateTable creates table (quoted, possibly qualified) with one column per
-// field of schema, typed by the field's columnar data type.
+// field of schema, typed by the field's Arrow type (sqlType).
 func (s *Store) CreateTable(ctx context.Context, table string, schema *arrow.Schema) error {
+	q, err := createStatement("CREATE TABLE", table, schema)
+	if err != nil {
+		return err
+	}
+	_, err = s.Exec(ctx, q)
+	return err
+}
+
+// createStatement is the statement that creates table with a column per
+// field of schema; prefix is "CREATE TABLE" or "CREATE TEMP TABLE".
+func createStatement(prefix, table string, schema *arrow.Schema) (string, error) {
 	var b strings.Builder
-	b.WriteString("CREATE TABLE " + table + " (")
+	b.WriteString(prefix + " " + table + " (")
 	for i, f := range schema.Fields() {
 		q, err := columnar.QuoteIdent(f.Name)
 		if err != nil {
-			return fmt.Errorf("duckstore: column %q: %w", f.Name, err)
+			return "", fmt.Errorf("duckstore: column %q: %w", f.Name, err)
+		}
+		t, err := sqlType(f.Type)
+		if err != nil {
+			return "", fmt.Errorf("duckstore: column %q: %w", f.Name, err)
 		}
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(q + " " + columnar.FieldDataType(f).SQLType())
+		b.WriteString(q + " " + t)
 	}
 	b.WriteString(")")
-	_, err := s.Exec(ctx, b.String())
-	return err
+	return b.String(), nil
 }
