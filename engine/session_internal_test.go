@@ -169,11 +169,48 @@ func TestBrokenAlgorithms(t *testing.T) {
 		t.Fatal(err)
 	}
 	done = e.waitSession(t, s.ID)
-	if done.Status != StatusFailed || len(done.Messages) == 0 || done.Messages[len(done.Messages)-1].Severity != "error" {
+	if done.Status != StatusFailed || len(done.Messages) == 0 || done.Messages[len(done.Messages)-1].Severity != "error" ||
+		!strings.HasPrefix(done.Messages[len(done.Messages)-1].Text, "No algorithm could be run") {
 		t.Errorf("session where nothing fits = %s %+v, want failed with an error message", done.Status, done.Messages)
 	}
 	if _, err := e.SessionContest(t.Context(), s.ID); err == nil {
 		t.Errorf("SessionContest(failed session) = nil error, want not found")
+	}
+}
+
+// unsavable fits like the algorithm it wraps, but its models cannot be
+// serialised: an internal failure after the contest.
+type unsavable struct{ regress.Algorithm }
+
+func (u unsavable) Fit(x *mat.Dense, y []float64, o regress.Options) (regress.Model, error) {
+	m, err := u.Algorithm.Fit(x, y, o)
+	return unsavableModel{m}, err
+}
+
+type unsavableModel struct{ regress.Model }
+
+func (u unsavableModel) Refit(x *mat.Dense, y []float64, o regress.Options) (regress.Model, error) {
+	m, err := u.Model.Refit(x, y, o)
+	return unsavableModel{m}, err
+}
+
+func (unsavableModel) MarshalBinary() ([]byte, error) { return nil, errors.New("disk on fire") }
+
+// A session that fails for an internal reason says so and names itself for
+// the log; "no algorithm could be run" stays for the contest that failed.
+func TestInternalFailureMessage(t *testing.T) {
+	e := newTestEngine(t)
+	e.putTestCSV(t, "lin", linearCSV(100))
+	e.regressors = func() []regress.Algorithm { return []regress.Algorithm{unsavable{regress.Algorithms()[0]}} }
+	s, err := e.CreateSession(t.Context(), regressionRequest("lin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := e.waitSession(t, s.ID)
+	last := done.Messages[len(done.Messages)-1]
+	if done.Status != StatusFailed || last.Severity != "error" || last.Text != internalFailure(s.ID) ||
+		!strings.Contains(last.Text, "internal error") || strings.Contains(last.Text, "No algorithm") {
+		t.Errorf("session that cannot save its model = %s %+v, want failed with the internal-error message", done.Status, done.Messages)
 	}
 }
 

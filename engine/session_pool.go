@@ -204,8 +204,10 @@ func (p *sessionPool) run(base context.Context, id string) {
 			// The store may report its interrupted query in its own words.
 			msg = fmt.Sprintf("The session did not finish within %s.", p.timeout)
 		case kind == Internal:
+			// A fault of ours (storage, serialisation, a panic), not of the
+			// data: say so, and leave the cause to the log.
 			e.log.ErrorContext(base, "session failed", LogSessionID, id, LogErr, err)
-			msg = "No algorithm could be run on this data source. Please retry or contact support with the session id."
+			msg = internalFailure(id)
 		}
 		if ferr := e.setSessionStatus(base, id, StatusFailed, Message{"error", msg}); ferr != nil {
 			e.log.ErrorContext(base, "record session failure", LogSessionID, id, LogErr, ferr)
@@ -214,6 +216,12 @@ func (p *sessionPool) run(base context.Context, id string) {
 		e.log.InfoContext(base, "session completed", LogSessionID, id, LogElapsed, time.Since(start))
 	}
 	p.callback(id)
+}
+
+// internalFailure is the message of a session that failed for an internal
+// reason; the server log has the cause under the session id.
+func internalFailure(id string) string {
+	return fmt.Sprintf("The session failed because of an internal error; see the server log for session %s.", id)
 }
 
 // runSafely runs a session, turning a panic into an error: a bug in one
