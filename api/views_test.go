@@ -1124,17 +1124,6 @@ func TestViewSharedColumnNames(t *testing.T) {
 		"sales":        {DataType: "numeric", Role: "target", Imputation: "zeroes", Aggregation: "sum"},
 		"transactions": {DataType: "numeric", Role: "feature", Imputation: "median", Aggregation: "max"},
 	}
-	wantColumns := func(t *testing.T, what string, got map[string]columnJSON, want map[string]columnJSON) {
-		t.Helper()
-		if len(got) != len(want) {
-			t.Errorf("%s columns = %v, want %v", what, got, want)
-		}
-		for name, w := range want {
-			if g, ok := got[name]; !ok || g != w {
-				t.Errorf("%s column %s = %+v (present %v), want %+v", what, name, g, ok, w)
-			}
-		}
-	}
 
 	t.Run("without aliases the base wins", func(t *testing.T) {
 		res := s.putView(t, "alpha-beta", `{"dataSetName":"alpha","joins":[{"dataSet":{"name":"beta"}}]}`)
