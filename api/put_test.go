@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -404,4 +406,103 @@ func TestPutDatasetCSVExportRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("rows after a CSV export and re-import = %q, want %q", b, a)
 	}
+}
+
+// observedRows are 92 daily rows like the Python client's data.csv (a
+// timestamp date column and an observed numeric one, newest first), as
+// JSON row objects with string values, the way its tests upload them.
+func observedRows() (rows string, observed []string) {
+	day := time.Date(2008, 8, 31, 0, 0, 0, 0, time.UTC)
+	var objs []string
+	for i := range 92 {
+		v := strconv.FormatFloat(float64(20+(i*37)%170)+float64(i%24)/24, 'g', -1, 64)
+		objs = append(objs, fmt.Sprintf(`{"timestamp":%q,"observed":%q}`, day.AddDate(0, 0, -i).Format(time.DateOnly), v))
+		observed = append(observed, v)
+	}
+	slices.Reverse(observed) // GET orders a time series by its timestamp
+	return "[" + strings.Join(objs, ",") + "]", observed
+}
+
+// TestPutDatasetMetadataReplaces: metadata sent for a column replaces its
+// imputation, aggregation and (when given) data type; role is kept unless
+// given. The sequence is the Python client's integration tests, which PUT
+// the same dataset with different metadata for observed.
+func TestPutDatasetMetadataReplaces(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	data, observed := observedRows()
+	timestamp := columnJSON{DataType: "date", Role: "timestamp"}
+	check := func(t *testing.T, what string, put datasetJSON, want columnJSON) {
+		t.Helper()
+		cols := map[string]columnJSON{"timestamp": timestamp, "observed": want}
+		wantColumns(t, what+" response", put.Columns, cols)
+		got := s.get(t, "data", "pageSize=1000")
+		wantColumns(t, what+", then GET", got.Columns, cols)
+		if v := rowsOf(got.Data, "observed"); !slices.Equal(v, observed) {
+			t.Errorf("%s, then GET observed = %q, want %q", what, v, observed)
+		}
+	}
+	steps := []struct {
+		name, columns string
+		want          columnJSON
+	}{
+		{"create without metadata", ``,
+			columnJSON{DataType: "numericMeasure", Role: "target", Imputation: "mean", Aggregation: "mean"}},
+		{"numeric with mode and median", `"observed":{"dataType":"numeric","role":"target","imputation":"mode","aggregation":"median"}`,
+			columnJSON{DataType: "numeric", Role: "target", Imputation: "mode", Aggregation: "median"}},
+		{"numericMeasure takes its defaults", `"observed":{"dataType":"numericMeasure","role":"target"}`,
+			columnJSON{DataType: "numericMeasure", Role: "target", Imputation: "mean", Aggregation: "mean"}},
+		{"string with role none", `"observed":{"dataType":"string","role":"none"}`,
+			columnJSON{DataType: "string", Role: "none", Imputation: "mode", Aggregation: "mode"}},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			body := `{"data":` + data + `}`
+			if st.columns != "" {
+				body = `{"columns":{"timestamp":{"dataType":"date","role":"timestamp"},` + st.columns + `},"data":` + data + `}`
+			}
+			d := s.putJSON(t, "data", body)
+			if d.RowCount != 92 {
+				t.Errorf("rowCount = %d, want 92 (rows replaced by timestamp)", d.RowCount)
+			}
+			check(t, "PUT "+st.name, d, st.want)
+		})
+	}
+
+	t.Run("a column not mentioned keeps its metadata", func(t *testing.T) {
+		s.putJSON(t, "kept", `{"columns":{"timestamp":{"dataType":"date","role":"timestamp"},
+			"observed":{"dataType":"numeric","role":"target","imputation":"mode","aggregation":"median"},
+			"visits":{"dataType":"numeric","role":"feature","imputation":"max"}},
+			"data":[{"timestamp":"2008-06-01","observed":"1.5","visits":"3"},{"timestamp":"2008-06-02","observed":"2.5","visits":"4"}]}`)
+		d := s.putJSON(t, "kept", `{"columns":{"observed":{"dataType":"numericMeasure"}}}`)
+		want := map[string]columnJSON{
+			"timestamp": timestamp,
+			"observed":  {DataType: "numericMeasure", Role: "target", Imputation: "mean", Aggregation: "mean"},
+			"visits":    {DataType: "numeric", Role: "feature", Imputation: "max", Aggregation: "sum"},
+		}
+		wantColumns(t, "metadata-only PUT response", d.Columns, want)
+		got := s.get(t, "kept", "")
+		wantColumns(t, "metadata-only PUT, then GET", got.Columns, want)
+		if d.RowCount != 2 || !slices.Equal(rowsOf(got.Data, "observed"), []string{"1.5", "2.5"}) {
+			t.Errorf("metadata-only PUT: rowCount %d, observed %q; want the 2 rows kept", d.RowCount, rowsOf(got.Data, "observed"))
+		}
+		// An empty object resets the strategies to the type's defaults.
+		d = s.putJSON(t, "kept", `{"columns":{"visits":{}}}`)
+		want["visits"] = columnJSON{DataType: "numeric", Role: "feature", Imputation: "zeroes", Aggregation: "sum"}
+		wantColumns(t, "PUT visits {}", d.Columns, want)
+	})
+
+	t.Run("numeric to string, metadata only", func(t *testing.T) {
+		s.putJSON(t, "retyped", `{"data":`+data+`}`)
+		d := s.putJSON(t, "retyped", `{"columns":{"observed":{"dataType":"string"}}}`)
+		want := columnJSON{DataType: "string", Role: "target", Imputation: "mode", Aggregation: "mode"}
+		wantColumns(t, "PUT observed string", d.Columns, map[string]columnJSON{"timestamp": timestamp, "observed": want})
+		got := s.get(t, "retyped", "pageSize=1000")
+		if got.Columns["observed"] != want {
+			t.Errorf("GET observed = %+v, want %+v", got.Columns["observed"], want)
+		}
+		if v := rowsOf(got.Data, "observed"); !slices.Equal(v, observed) {
+			t.Errorf("GET observed values = %q, want %q", v, observed)
+		}
+	})
 }

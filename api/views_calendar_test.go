@@ -62,15 +62,36 @@ func TestViewHolidayCalendar(t *testing.T) {
 			t.Errorf("with joinInterval week, July 5 = %v, want flagged (same week as July 4)", got[1])
 		}
 	})
-	t.Run("two calendars need aliases", func(t *testing.T) {
-		res := s.putView(t, "two", `{"dataSetName":"daily","joins":[{"calendar":{"name":"Nexosis.Holidays-US"}},{"calendar":{"name":"Nexosis.Holidays-CA"}}]}`)
-		wantError(t, "two calendars without an alias", res, 400, "InvalidColumnMetadata", "eventTimestamp")
-		def := s.mustPutView(t, "two", `{"dataSetName":"daily","joins":[{"calendar":{"name":"Nexosis.Holidays-US"}},
+	t.Run("two calendars: the first eventTimestamp wins unless aliased", func(t *testing.T) {
+		def := s.mustPutView(t, "two", `{"dataSetName":"daily","joins":[{"calendar":{"name":"Nexosis.Holidays-US"}},{"calendar":{"name":"Nexosis.Holidays-CA"}}]}`)
+		if _, ok := def.Columns["calendar:CA Holidays"]; !ok || def.Columns["eventTimestamp"].DataType != "date" {
+			t.Errorf("columns = %v, want calendar:CA Holidays and one eventTimestamp", def.Columns)
+		}
+		rows := s.getView(t, "two", "").Data
+		if got := rows[1]; got["calendar:US Holidays"] != "1" || got["calendar:CA Holidays"] != "0" || got["eventTimestamp"] != "2017-07-04T00:00:00.0000000Z" {
+			t.Errorf("2017-07-04 = %v, want a US holiday only, with the US eventTimestamp", got)
+		}
+		if got := rows[4]; got["calendar:US Holidays"] != "1" || got["calendar:CA Holidays"] != "1" || got["eventTimestamp"] != "2017-12-25T00:00:00.0000000Z" {
+			t.Errorf("2017-12-25 = %v, want a holiday in both", got)
+		}
+		// The same calendar twice adds nothing the second time.
+		def = s.mustPutView(t, "twice", `{"dataSetName":"daily","joins":[{"calendar":{"name":"Nexosis.Holidays-US"}},{"calendar":{"name":"Nexosis.Holidays-US"}}]}`)
+		if once := s.mustPutView(t, "once", `{"dataSetName":"daily","joins":[{"calendar":{"name":"Nexosis.Holidays-US"}}]}`); len(def.Columns) != len(once.Columns) {
+			t.Errorf("US twice has %d columns, want the %d of US once", len(def.Columns), len(once.Columns))
+		}
+		if got := s.getView(t, "twice", "").Data; len(got) != 5 || got[1]["calendar:US Holidays"] != "1" {
+			t.Errorf("US twice rows = %v, want the five rows with July 4 flagged", got)
+		}
+		res := s.putView(t, "bad", `{"dataSetName":"daily","joins":[{"calendar":{"name":"Nexosis.Holidays-US"}},
+			{"calendar":{"name":"Nexosis.Holidays-CA"},"columnOptions":{"eventTimestamp":{"alias":"sales"}}}]}`)
+		wantError(t, "calendar alias clashing", res, 400, "InvalidColumnMetadata", "eventTimestamp")
+		wantNoView(t, s, "bad")
+		def = s.mustPutView(t, "two", `{"dataSetName":"daily","joins":[{"calendar":{"name":"Nexosis.Holidays-US"}},
 			{"calendar":{"name":"Nexosis.Holidays-CA"},"columnOptions":{"eventTimestamp":{"alias":"caEvent"}}}]}`)
 		if _, ok := def.Columns["calendar:CA Holidays"]; !ok {
 			t.Errorf("columns = %v, want calendar:CA Holidays", def.Columns)
 		}
-		rows := s.getView(t, "two", "").Data
+		rows = s.getView(t, "two", "").Data
 		if got := rows[1]; got["calendar:US Holidays"] != "1" || got["calendar:CA Holidays"] != "0" {
 			t.Errorf("2017-07-04 = %v, want a US holiday only", got)
 		}

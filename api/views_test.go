@@ -3,6 +3,7 @@ package api_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -413,11 +414,11 @@ func TestViewPutErrors(t *testing.T) {
 		detail    string // a key errorDetails must have
 		golden    string // "" for none
 	}{
-		{"clash without alias", "v", `{"dataSetName":"sales","joins":[{"dataSet":{"name":"stores"}}]}`,
-			400, "InvalidColumnMetadata", "sales", "view_error_clash"},
 		{"alias still clashing", "v", `{"dataSetName":"sales","joins":[{"dataSet":{"name":"stores"},"columnOptions":{"sales":{"alias":"store"}}}]}`,
-			400, "InvalidColumnMetadata", "sales", ""},
-		{"two joins clashing", "v", `{"dataSetName":"sales","joins":[{"dataSet":{"name":"weather"}},{"dataSet":{"name":"weather"}}]}`,
+			400, "InvalidColumnMetadata", "sales", "view_error_clash"},
+		{"alias taking a sibling's name", "v", `{"dataSetName":"sales","joins":[{"dataSet":{"name":"weather"},"columnOptions":{"temp":{"alias":"rain"}}}]}`,
+			400, "InvalidColumnMetadata", "temp", ""},
+		{"alias clashing with an earlier join", "v", `{"dataSetName":"sales","joins":[{"dataSet":{"name":"weather"}},{"dataSet":{"name":"weather"},"columnOptions":{"temp":{"alias":"rain"}}}]}`,
 			400, "InvalidColumnMetadata", "temp", ""},
 		{"override changes storage", "v", `{"dataSetName":"sales","columns":{"sales":{"dataType":"string"}}}`,
 			400, "InvalidColumnMetadata", "sales", "view_error_override_storage"},
@@ -1083,4 +1084,103 @@ func TestViewListBroken(t *testing.T) {
 	if len(item.Columns) != len(def.Columns) || !item.IsTimeSeries {
 		t.Errorf("broken view listed with %d columns, isTimeSeries %v; want the %d columns it had", len(item.Columns), item.IsTimeSeries, len(def.Columns))
 	}
+}
+
+// TestViewSharedColumnNames joins two time series sharing sales,
+// transactions and timeStamp, as every official client's live view tests
+// do (REFERENCE §11.6, §9 row 31): the base's columns win a clash without
+// an alias, an alias adds the right column, and an alias that clashes
+// itself is refused.
+func TestViewSharedColumnNames(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	// 24 days (enough for a regression session); beta lacks every third.
+	var alpha, beta []string
+	var wantSales, wantTransactions, wantOther []string
+	for i := range 24 {
+		day := fmt.Sprintf("2017-01-%02d", i+1)
+		alpha = append(alpha, fmt.Sprintf(`{"timeStamp":%q,"sales":"%d","transactions":"%d"}`, day, 10*(i+1), i%5+1))
+		wantSales = append(wantSales, fmt.Sprint(10*(i+1)))
+		wantTransactions = append(wantTransactions, fmt.Sprint(i%5+1))
+		if i%3 == 1 {
+			wantOther = append(wantOther, "")
+			continue
+		}
+		beta = append(beta, fmt.Sprintf(`{"timeStamp":%q,"sales":"%d","transactions":"%d"}`, day, 1000*(i+1), 100*(i+1)))
+		wantOther = append(wantOther, fmt.Sprint(100*(i+1)))
+	}
+	s.putJSON(t, "alpha", `{"columns":{
+		"timeStamp":{"dataType":"date","role":"timestamp"},
+		"sales":{"dataType":"numeric","role":"target","imputation":"zeroes","aggregation":"sum"},
+		"transactions":{"dataType":"numeric","role":"feature","imputation":"median","aggregation":"max"}},
+		"data":[`+strings.Join(alpha, ",")+`]}`)
+	s.putJSON(t, "beta", `{"columns":{
+		"timeStamp":{"dataType":"date","role":"timestamp"},
+		"sales":{"dataType":"numericMeasure","role":"target"},
+		"transactions":{"dataType":"numeric","role":"feature"}},
+		"data":[`+strings.Join(beta, ",")+`]}`)
+	base := map[string]columnJSON{
+		"timeStamp":    {DataType: "date", Role: "timestamp"},
+		"sales":        {DataType: "numeric", Role: "target", Imputation: "zeroes", Aggregation: "sum"},
+		"transactions": {DataType: "numeric", Role: "feature", Imputation: "median", Aggregation: "max"},
+	}
+
+	t.Run("without aliases the base wins", func(t *testing.T) {
+		res := s.putView(t, "alpha-beta", `{"dataSetName":"alpha","joins":[{"dataSet":{"name":"beta"}}]}`)
+		if res.status != http.StatusCreated {
+			t.Fatalf("PUT /v1/views/alpha-beta = %d %s, want 201", res.status, res.body)
+		}
+		if got := columnOrder(t, res.body); !slices.Equal(got, []string{"timeStamp", "sales", "transactions"}) {
+			t.Errorf("PUT columns = %q, want each name once", got)
+		}
+		wantColumns(t, "PUT", decode[viewDefJSON](t, res).Columns, base)
+		got := s.getView(t, "alpha-beta", "")
+		wantColumns(t, "GET", got.Columns, base)
+		if len(got.Data) != 24 {
+			t.Fatalf("GET rows = %v, want 24", got.Data)
+		}
+		for _, r := range got.Data {
+			if len(r) != 3 {
+				t.Errorf("row %v, want timeStamp, sales and transactions only", r)
+			}
+		}
+		if v := rowsOf(got.Data, "sales"); !slices.Equal(v, wantSales) {
+			t.Errorf("sales = %q, want the base's %q", v, wantSales)
+		}
+		if v := rowsOf(got.Data, "transactions"); !slices.Equal(v, wantTransactions) {
+			t.Errorf("transactions = %q, want the base's %q", v, wantTransactions)
+		}
+	})
+
+	t.Run("an alias adds the right column", func(t *testing.T) {
+		def := s.mustPutView(t, "alpha-beta-aliased", `{"dataSetName":"alpha","joins":[{"dataSet":{"name":"beta"},"columnOptions":{"transactions":{"alias":"otherTransactions"}}}]}`)
+		want := maps.Clone(base)
+		want["otherTransactions"] = columnJSON{DataType: "numeric", Role: "feature", Imputation: "zeroes", Aggregation: "sum"}
+		wantColumns(t, "PUT", def.Columns, want)
+		got := s.getView(t, "alpha-beta-aliased", "")
+		wantColumns(t, "GET", got.Columns, want)
+		if v := rowsOf(got.Data, "otherTransactions"); !slices.Equal(v, wantOther) {
+			t.Errorf("otherTransactions = %q, want beta's transactions %q", v, wantOther)
+		}
+		if v := rowsOf(got.Data, "sales"); !slices.Equal(v, wantSales) {
+			t.Errorf("sales = %q, want the base's %q", v, wantSales)
+		}
+	})
+
+	t.Run("a clashing alias is refused", func(t *testing.T) {
+		res := s.putView(t, "alpha-beta-bad", `{"dataSetName":"alpha","joins":[{"dataSet":{"name":"beta"},"columnOptions":{"transactions":{"alias":"Sales"}}}]}`)
+		wantError(t, "PUT view with a clashing alias", res, 400, "InvalidColumnMetadata", "transactions")
+		wantNoView(t, s, "alpha-beta-bad")
+	})
+
+	t.Run("a model session reads the view", func(t *testing.T) {
+		created := s.createSession(t, `{"dataSourceName":"alpha-beta-aliased","targetColumn":"sales","predictionDomain":"regression"}`)
+		done := s.waitSession(t, created.SessionID)
+		if done.Status != "completed" {
+			t.Fatalf("session on alpha-beta-aliased = %s %+v, want completed", done.Status, done.Messages)
+		}
+		if _, ok := done.Columns["otherTransactions"]; !ok || len(done.Columns) != 4 {
+			t.Errorf("session columns = %v, want the view's four", done.Columns)
+		}
+	})
 }

@@ -353,7 +353,18 @@ func (p *putPlan) mergeSpecs(specs []columnar.Spec) error {
 }
 
 // mergeSpec applies one column's supplied metadata and returns the reasons
-// it is invalid, if any.
+// it is invalid, if any. Metadata sent for a column replaces that column's
+// (REFERENCE §2.1, §3.2): its imputation and aggregation become what the
+// spec says, absent ones unset so that the defaults of the (possibly new)
+// data type show — the Python client changes a numeric column with
+// mode/median to numericMeasure and expects mean/mean. A given dataType
+// replaces the column's type; an absent one keeps the stored or inferred
+// type. Role is the exception, kept when the spec omits it: a role is
+// structural (one key, one timestamp, one target, and the key is fixed
+// once rows exist), so a spec that only retypes a column or picks its
+// strategies must not silently turn a time series into a plain dataset or
+// drop its target; an explicit "none" removes the role. Columns no spec
+// names keep all their metadata.
 func (p *putPlan) mergeSpec(s columnar.Spec) []string {
 	var msgs []string
 	c := p.column(s.Name)
@@ -383,6 +394,7 @@ func (p *putPlan) mergeSpec(s columnar.Spec) []string {
 			c.Role = r
 		}
 	}
+	c.Imputation, c.Aggregation = "", ""
 	if s.Imputation != "" {
 		if v, ok := columnar.ParseImputation(s.Imputation); ok {
 			c.Imputation = v

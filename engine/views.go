@@ -210,6 +210,13 @@ const calendarFirstYear, calendarLastYear = 1970, 2100
 // time series; its rows get eventTimestamp, calendar:<label> and one
 // event:<label>:<name> indicator per event name. columnOptions may set
 // joinInterval on eventTimestamp and alias any of these columns.
+//
+// Name clashes follow the rule of dataset joins (joinNames): a calendar
+// column whose name the view already has is left out unless aliased. The
+// reference only states the rule for dataset joins; applying it here lets
+// a view join two calendars without aliases (the second calendar's
+// eventTimestamp is left out, its indicators, named by its label, stay),
+// where each calendar's eventTimestamp would otherwise always clash.
 func planCalendar(field string, left view.Source, base Dataset, j ViewJoin, have []columnar.Column, urlEvents []calendar.Event) (view.Join, []columnar.Column, calendarUse, error) {
 	var use calendarUse
 	c := j.Calendar
@@ -230,21 +237,21 @@ func planCalendar(field string, left view.Source, base Dataset, j ViewJoin, have
 	if ts == "" || tsCol.DataType != columnar.Date {
 		return view.Join{}, nil, use, Validation(field+".calendar", "A calendar join needs a base dataset with a timestamp column")
 	}
-	source := urlEvents
+	events := urlEvents
 	if canonical != "" {
 		use = calendarUse{canonical: canonical, table: calendarTable("calendar " + canonical)}
-		source = calendar.Holidays(canonical, calendarFirstYear, calendarLastYear)
+		events = calendar.Holidays(canonical, calendarFirstYear, calendarLastYear)
 	} else {
 		use = calendarUse{table: calendarTable(c.table), replace: urlEvents != nil, canonical: c.table}
 	}
 	ids := map[string]int{}
-	var names []string
-	for _, e := range source {
+	var eventNames []string
+	for _, e := range events {
 		id, seen := ids[e.Name]
 		if !seen {
-			id = len(names)
+			id = len(eventNames)
 			ids[e.Name] = id
-			names = append(names, e.Name)
+			eventNames = append(eventNames, e.Name)
 		}
 		use.events = append(use.events, calendarEvent{ID: id, Name: e.Name, Start: e.Start, Stop: e.End})
 	}
@@ -252,36 +259,46 @@ func planCalendar(field string, left view.Source, base Dataset, j ViewJoin, have
 	for _, o := range j.ColumnOptions {
 		opts[strings.ToLower(o.Column)] = o
 	}
-	alias := func(name string) string {
-		if a := opts[strings.ToLower(name)].Alias; a != "" {
-			return a
-		}
-		return name
-	}
-	cj := &view.CalendarJoin{Table: use.table, TimestampAs: alias("eventTimestamp"), CalendarAs: alias("calendar:" + label)}
+	cj := &view.CalendarJoin{Table: use.table}
 	if iv := strings.ToLower(strings.TrimSpace(opts["eventtimestamp"].JoinInterval)); iv != "" {
 		if !containsFold(view.Intervals, iv) {
 			return view.Join{}, nil, use, Validation(field+".columnOptions.eventTimestamp.joinInterval", "Value for joinInterval must be hour, day, week, month or year")
 		}
 		cj.Interval = iv
 	}
+	// The columns in order: eventTimestamp, the calendar indicator, then
+	// one indicator per event name.
+	names := []string{"eventTimestamp", "calendar:" + label}
+	for _, n := range eventNames {
+		names = append(names, "event:"+label+":"+n)
+	}
+	aliases := make([]string, len(names))
+	for i, n := range names {
+		aliases[i] = opts[strings.ToLower(n)].Alias
+	}
+	source := "calendar " + canonical
+	if canonical == "" {
+		source = "calendar " + redactURL(c.URL)
+	}
+	as, reasons := joinNames(have, names, aliases, source)
+	if len(reasons) > 0 {
+		return view.Join{}, nil, use, MetadataError(reasons)
+	}
 	indicator := func(name string) columnar.Column {
 		return columnar.Column{Name: name, DataType: columnar.Numeric, Role: columnar.RoleFeature, Imputation: columnar.ImputeMode, Aggregation: columnar.AggMode}
 	}
-	cols := []columnar.Column{{Name: cj.TimestampAs, DataType: columnar.Date}, indicator(cj.CalendarAs)}
-	for id, n := range names {
-		as := alias("event:" + label + ":" + n)
-		cj.Events = append(cj.Events, view.EventColumn{ID: id, As: as})
-		cols = append(cols, indicator(as))
+	var cols []columnar.Column
+	if cj.TimestampAs = as[0]; cj.TimestampAs != "" {
+		cols = append(cols, columnar.Column{Name: cj.TimestampAs, DataType: columnar.Date})
 	}
-	reasons := map[string][]string{}
-	for i, c := range cols {
-		if _, clash := findColumn(append(slices.Clone(have), cols[:i]...), c.Name); clash {
-			reasons[c.Name] = append(reasons[c.Name], fmt.Sprintf("Column %s of calendar %s clashes with a column of the view; give it an alias in columnOptions", c.Name, canonical))
+	if cj.CalendarAs = as[1]; cj.CalendarAs != "" {
+		cols = append(cols, indicator(cj.CalendarAs))
+	}
+	for id, a := range as[2:] {
+		if a != "" {
+			cj.Events = append(cj.Events, view.EventColumn{ID: id, As: a})
+			cols = append(cols, indicator(a))
 		}
-	}
-	if len(reasons) > 0 {
-		return view.Join{}, nil, use, MetadataError(reasons)
 	}
 	if canonical != "" {
 		j.Calendar.Name = canonical
@@ -391,7 +408,9 @@ func (e *Engine) viewSource(ctx context.Context, d Dataset) (view.Source, error)
 
 // planJoin picks the join columns of one dataset join (REFERENCE §11.6):
 // an explicit joinTo, else the right key against the left column of the
-// same name, else the right timestamp against the left timestamp.
+// same name, else the right timestamp against the left timestamp. Every
+// other right column is added under its own name or alias, except one
+// whose name the view already has (see joinNames).
 func planJoin(field string, left view.Source, base Dataset, right view.Source, rd Dataset, j ViewJoin, have []columnar.Column) (view.Join, []columnar.Column, error) {
 	out := view.Join{Right: right}
 	opts := map[string]JoinOption{}
@@ -451,17 +470,23 @@ func planJoin(field string, left view.Source, base Dataset, right view.Source, r
 	if out.Interval != "" && rc.DataType != columnar.Date {
 		return out, nil, Validation(field+".columnOptions."+rc.Name+".joinInterval", "joinInterval applies to date columns only")
 	}
-	var cols []columnar.Column
+	var names, aliases []string
+	var added []columnar.Column
 	for _, c := range right.Columns {
 		if strings.EqualFold(c.Name, out.RightColumn) {
 			continue
 		}
-		as := c.Name
-		if a := opts[strings.ToLower(c.Name)].Alias; a != "" {
-			as = a
-		}
-		if _, clash := findColumn(append(have, cols...), as); clash {
-			reasons[c.Name] = append(reasons[c.Name], fmt.Sprintf("Column %s of dataset %s clashes with a column of the view; give it an alias in columnOptions", c.Name, right.Dataset))
+		names = append(names, c.Name)
+		aliases = append(aliases, opts[strings.ToLower(c.Name)].Alias)
+		added = append(added, c)
+	}
+	as, reasons := joinNames(have, names, aliases, "dataset "+right.Dataset)
+	if len(reasons) > 0 {
+		return out, nil, MetadataError(reasons)
+	}
+	var cols []columnar.Column
+	for i, c := range added {
+		if as[i] == "" {
 			continue
 		}
 		agg := c.Aggregation
@@ -471,9 +496,9 @@ func planJoin(field string, left view.Source, base Dataset, right view.Source, r
 		if c.DataType == columnar.Date {
 			agg = columnar.AggMax
 		}
-		out.Outputs = append(out.Outputs, view.Output{Column: c.Name, As: as, Aggregation: agg})
+		out.Outputs = append(out.Outputs, view.Output{Column: c.Name, As: as[i], Aggregation: agg})
 		joined := c
-		joined.Name = as
+		joined.Name = as[i]
 		// A joined dataset's target, timestamp or key is a feature of the
 		// view; only the base's roles stand.
 		if joined.Role != columnar.RoleNone {
@@ -481,10 +506,51 @@ func planJoin(field string, left view.Source, base Dataset, right view.Source, r
 		}
 		cols = append(cols, joined)
 	}
-	if len(reasons) > 0 {
-		return out, nil, MetadataError(reasons)
-	}
 	return out, cols, nil
+}
+
+// joinNames settles the names under which one join adds its columns to a
+// view that already has the columns have (REFERENCE §11.6, §9 row 31).
+// names are the columns' own names and aliases their columnOptions aliases
+// ("" for none); the answer gives each column's name in the view, "" for a
+// column left out, or the reasons (keyed by column) an alias is refused.
+//
+//   - Without an alias, a column whose name the view already has is left
+//     out: the base's column (or an earlier join's) wins. Every official
+//     client joins datasets sharing sales, transactions and timeStamp
+//     this way and expects success.
+//   - With an alias, the column is added under it, and an alias that the
+//     view already has, or another column of this join takes, is refused.
+//
+// Unaliased columns are settled first, so an alias that takes the name of
+// a sibling column of the same join is refused whatever the column order.
+// source names the dataset or calendar in messages.
+func joinNames(have []columnar.Column, names, aliases []string, source string) ([]string, map[string][]string) {
+	as := make([]string, len(names))
+	taken := slices.Clone(have)
+	for i, n := range names {
+		if aliases[i] != "" {
+			continue
+		}
+		if _, clash := findColumn(taken, n); !clash {
+			as[i] = n
+			taken = append(taken, columnar.Column{Name: n})
+		}
+	}
+	reasons := map[string][]string{}
+	for i, n := range names {
+		a := aliases[i]
+		if a == "" {
+			continue
+		}
+		if _, clash := findColumn(taken, a); clash {
+			reasons[n] = append(reasons[n], fmt.Sprintf("Alias %s of column %s of %s clashes with a column of the view", a, n, source))
+			continue
+		}
+		as[i] = a
+		taken = append(taken, columnar.Column{Name: a})
+	}
+	return as, reasons
 }
 
 func findColumn(cols []columnar.Column, name string) (columnar.Column, bool) {

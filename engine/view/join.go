@@ -35,7 +35,8 @@ type Join struct {
 	// week, month or year; "" matches equal values.
 	Interval string
 	// Outputs are the right columns added, in order, each with its output
-	// name (an alias or the column's own name).
+	// name (an alias or the column's own name). A join without outputs is
+	// left out of the SQL.
 	Outputs []Output
 	// Calendar, when set, makes this a calendar join instead; Right and
 	// Outputs are unused.
@@ -49,11 +50,16 @@ type Join struct {
 // (event_id INTEGER, event VARCHAR, start TIMESTAMP, stop TIMESTAMP); event
 // ids, not names, reach the SQL text.
 type CalendarJoin struct {
-	Table       string // quoted, qualified events table
-	Interval    string // widens the match to whole hours, days, …; "" is the instant
+	Table    string // quoted, qualified events table
+	Interval string // widens the match to whole hours, days, …; "" is the instant
+	// TimestampAs and CalendarAs name the eventTimestamp and calendar
+	// indicator columns; "" leaves the column out (its name clashed with
+	// a column the view already has).
 	TimestampAs string
 	CalendarAs  string
-	Events      []EventColumn
+	// Events are the event indicators added; an event name without one is
+	// not output.
+	Events []EventColumn
 }
 
 // EventColumn is the indicator column of one event name.
@@ -90,6 +96,11 @@ func Compile(base Source, joins []Join) (string, error) {
 	var from strings.Builder
 	from.WriteString(" FROM " + baseTable + " AS b")
 	for i, j := range joins {
+		if !j.adds() {
+			// Every column it would add clashed with the view's: running it
+			// would change nothing.
+			continue
+		}
 		alias := fmt.Sprintf("j%d", i+1)
 		if j.Calendar != nil {
 			sub, outs, err := j.Calendar.compile(baseTable, j.LeftColumn, alias)
@@ -119,6 +130,14 @@ func Compile(base Source, joins []Join) (string, error) {
 	// Rows keep the base's storage order, so pages of a view without a
 	// timestamp are stable (hash joins do not keep order by themselves).
 	return "SELECT " + strings.Join(cols, ", ") + from.String() + " ORDER BY b.rowid", nil
+}
+
+// adds reports whether the join outputs any column.
+func (j Join) adds() bool {
+	if c := j.Calendar; c != nil {
+		return c.TimestampAs != "" || c.CalendarAs != "" || len(c.Events) > 0
+	}
+	return len(j.Outputs) > 0
 }
 
 // compile returns the grouped right side and the join condition.
@@ -176,16 +195,24 @@ func (c CalendarJoin) compile(baseTable, left, alias string) (string, []string, 
 		cond = row + " >= date_trunc('" + c.Interval + "', c.start) AND " + row +
 			" <= date_trunc('" + c.Interval + "', c.stop - INTERVAL 1 MICROSECOND)"
 	}
-	tsAs, err := columnar.QuoteIdent(c.TimestampAs)
-	if err != nil {
-		return "", nil, err
+	parts := []string{"b2.rowid AS vatic_row"}
+	var outs []string
+	if c.TimestampAs != "" {
+		tsAs, err := columnar.QuoteIdent(c.TimestampAs)
+		if err != nil {
+			return "", nil, err
+		}
+		parts = append(parts, "min(c.start) AS "+tsAs)
+		outs = append(outs, alias+"."+tsAs)
 	}
-	calAs, err := columnar.QuoteIdent(c.CalendarAs)
-	if err != nil {
-		return "", nil, err
+	if c.CalendarAs != "" {
+		calAs, err := columnar.QuoteIdent(c.CalendarAs)
+		if err != nil {
+			return "", nil, err
+		}
+		parts = append(parts, "1 AS "+calAs)
+		outs = append(outs, "coalesce("+alias+"."+calAs+", 0) AS "+calAs)
 	}
-	parts := []string{"b2.rowid AS vatic_row", "min(c.start) AS " + tsAs, "1 AS " + calAs}
-	outs := []string{alias + "." + tsAs, "coalesce(" + alias + "." + calAs + ", 0) AS " + calAs}
 	for _, e := range c.Events {
 		as, err := columnar.QuoteIdent(e.As)
 		if err != nil {

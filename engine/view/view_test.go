@@ -84,6 +84,17 @@ func TestCompile(t *testing.T) {
 	}}
 	q, err = view.Compile(base, []view.Join{weather, holidays})
 	add("view joining a dataset and a holiday calendar by day", q, nil, err)
+	canada := view.Join{LeftColumn: "hour", Calendar: &view.CalendarJoin{
+		Table: `"catalog"."calendar Nexosis.Holidays-CA"`, CalendarAs: "calendar:CA Holidays",
+		Events: []view.EventColumn{{ID: 3, As: "event:CA Holidays:Canada Day"}},
+	}}
+	q, err = view.Compile(base, []view.Join{holidays, canada})
+	add("view joining two calendars, the second's eventTimestamp left out", q, nil, err)
+	sameStores := stores
+	sameStores.Outputs = nil
+	again := view.Join{LeftColumn: "hour", Calendar: &view.CalendarJoin{Table: holidays.Calendar.Table}}
+	q, err = view.Compile(base, []view.Join{weather, sameStores, again})
+	add("joins adding no column are left out", q, nil, err)
 	q = view.CalendarTable(`"catalog"."calendar Nexosis.Holidays-US"`)
 	add("calendar events table", q, nil, nil)
 	q = view.FillCalendar(`"catalog"."calendar Nexosis.Holidays-US"`)
@@ -120,7 +131,7 @@ func TestCompileRejectsBadInput(t *testing.T) {
 	if _, _, err := (view.Select{Dataset: "s", Columns: []string{"a\x00b"}}).SQL(); err == nil {
 		t.Errorf("Select with a NUL in a column name compiled")
 	}
-	bad := view.Join{Right: view.Source{Dataset: "w"}, LeftColumn: "a", RightColumn: "b", Interval: "fortnight"}
+	bad := view.Join{Right: view.Source{Dataset: "w"}, LeftColumn: "a", RightColumn: "b", Interval: "fortnight", Outputs: []view.Output{{Column: "c", As: "c"}}}
 	if _, err := view.Compile(view.Source{Dataset: "s", Columns: []columnar.Column{{Name: "a"}}}, []view.Join{bad}); err == nil {
 		t.Errorf("Compile with an unknown join interval compiled")
 	}
