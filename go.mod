@@ -1,6 +1,6 @@
 module github.com/vaticml/vatic
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/Azure/azure-sdk-for-go/sdk/azcore v1.24.0
