@@ -162,7 +162,7 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 	}
 	base.Store(&publicBase)
 	hooks := webhook.New(sources, webhook.Options{Logger: log, Render: func(s engine.Session) ([]byte, error) {
-		return api.SessionJSON(*base.Load(), s)
+		return api.SessionJSON(*base.Load(), s, api.CompatSpec)
 	}})
 	defer hooks.Close()
 	eng, err := engine.New(ctx, store, engine.Options{
