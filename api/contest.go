@@ -70,7 +70,7 @@ func (s *Server) contest(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 	}
 	base := baseURL(r)
 	sid := base + "/sessions/" + c.Session.ID
-	sj := toSessionJSON(base, c.Session, nil)
+	sj := toSessionJSON(base, c.Session, nil, s.opts.Compat)
 	sj.Columns = nil
 	sj.Links = []link{{"self", sid + "/contest"}, {"session", sid}, {"champion", sid + "/contest/champion"},
 		{"contestants", sid + "/contest/contestants"}, {"selection", sid + "/contest/selection"}}
@@ -153,7 +153,7 @@ func (s *Server) selection(w http.ResponseWriter, r *http.Request, p httprouter.
 		ms[i] = metricSet{st.Properties, st.Metrics}
 	}
 	base := baseURL(r)
-	sj := toSessionJSON(base, sess, nil)
+	sj := toSessionJSON(base, sess, nil, s.opts.Compat)
 	sj.Columns = nil
 	sid := base + "/sessions/" + sess.ID
 	sj.Links = []link{{"self", sid + "/contest/selection"}, {"data", dataLink(base, sess)}, {"contest", sid + "/contest"}}

@@ -38,11 +38,13 @@ type errorBody struct {
 }
 
 // writeError answers err with the reference's error body: the status from
-// statusFor, the engine's message and details. Internal errors are logged
+// statusFor, the engine's message and details (with the original's itemType
+// under -compat original, see Compat.notFound). Internal errors are logged
 // with the request id and shown only as a generic message. HEAD errors have
 // no body.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	kind, msg, details := engine.Classify(err)
+	msg, details = s.opts.Compat.notFound(kind, msg, details)
 	status := statusFor[kind]
 	if status == 0 {
 		status = http.StatusInternalServerError

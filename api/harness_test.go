@@ -37,6 +37,7 @@ type serverOptions struct {
 	importTime   time.Duration
 	importMax    int64
 	sessionTime  time.Duration
+	compat       api.Compat
 }
 
 type option func(*serverOptions)
@@ -50,6 +51,7 @@ func withGuard() option                         { return func(o *serverOptions) 
 func withImportTimeout(d time.Duration) option  { return func(o *serverOptions) { o.importTime = d } }
 func withImportMax(n int64) option              { return func(o *serverOptions) { o.importMax = n } }
 func withSessionTimeout(d time.Duration) option { return func(o *serverOptions) { o.sessionTime = d } }
+func withCompat(c api.Compat) option            { return func(o *serverOptions) { o.compat = c } }
 
 // testServer is the real stack: a DuckDB file, an engine, the API and an
 // httptest server.
@@ -86,7 +88,7 @@ func newServer(t testing.TB, opts ...option) *testServer {
 	unknown := "http://127.0.0.1:0/v1"
 	base.Store(&unknown)
 	hooks := webhook.New(sources, webhook.Options{Backoff: 10 * time.Millisecond, Render: func(s engine.Session) ([]byte, error) {
-		return api.SessionJSON(*base.Load(), s)
+		return api.SessionJSON(*base.Load(), s, o.compat)
 	}})
 	t.Cleanup(hooks.Close)
 	eng, err := engine.New(ctx, store, engine.Options{
@@ -101,6 +103,7 @@ func newServer(t testing.TB, opts ...option) *testServer {
 	h := api.New(eng, api.Options{
 		Keys:         map[string]api.Plan{"test-key": api.PlanPaid, "community-key": api.PlanCommunity},
 		MaxBodyBytes: o.maxBodyBytes,
+		Compat:       o.compat,
 	})
 	s := &testServer{Dir: o.dir, srv: httptest.NewServer(h), store: store, eng: eng}
 	s.URL = s.srv.URL

@@ -92,7 +92,7 @@ func (s *Server) createImport(w http.ResponseWriter, r *http.Request, p httprout
 		return err
 	}
 	w.Header().Set("Nexosis-Import-Status", pascal(string(imp.Status)))
-	return writeJSON(w, http.StatusOK, toImportJSON(r, imp))
+	return writeJSON(w, http.StatusOK, toImportJSON(r, imp, s.opts.Compat))
 }
 
 // getImport answers GET /imports/{id}.
@@ -102,7 +102,7 @@ func (s *Server) getImport(w http.ResponseWriter, r *http.Request, p httprouter.
 		return err
 	}
 	w.Header().Set("Nexosis-Import-Status", pascal(string(imp.Status)))
-	return writeJSON(w, http.StatusOK, toImportJSON(r, imp))
+	return writeJSON(w, http.StatusOK, toImportJSON(r, imp, s.opts.Compat))
 }
 
 // listImports answers GET /imports (REFERENCE §5.4).
@@ -133,7 +133,7 @@ func (s *Server) listImports(w http.ResponseWriter, r *http.Request, _ httproute
 	}
 	out := make([]importJSON, 0, len(items))
 	for _, imp := range items {
-		out = append(out, toImportJSON(r, imp))
+		out = append(out, toImportJSON(r, imp, s.opts.Compat))
 	}
 	return writeList(w, r, pg, size, total, out)
 }
@@ -148,7 +148,7 @@ type importJSON struct {
 	RequestedDate string         `json:"requestedDate"`
 	StatusHistory []statusJSON   `json:"statusHistory"`
 	Messages      []message      `json:"messages"`
-	Columns       columnsJSON    `json:"columns"`
+	Columns       json.Marshaler `json:"columns"` // see Compat.importColumns
 	Links         []link         `json:"links"`
 }
 
@@ -157,16 +157,16 @@ type statusJSON struct {
 	Status string `json:"status"`
 }
 
-func toImportJSON(r *http.Request, imp engine.Import) importJSON {
+func toImportJSON(r *http.Request, imp engine.Import, c Compat) importJSON {
 	params := &orderedObject{}
 	for _, p := range imp.Parameters {
 		params.set(p.Name, p.Value)
 	}
 	out := importJSON{
-		ImportID: imp.ID, Type: string(imp.Kind), Status: string(imp.Status), DataSetName: imp.DataSetName,
+		ImportID: imp.ID, Type: c.importType(imp.Kind), Status: string(imp.Status), DataSetName: imp.DataSetName,
 		Parameters: params, RequestedDate: formatEventTime(imp.Requested),
 		StatusHistory: make([]statusJSON, len(imp.History)), Messages: make([]message, len(imp.Messages)),
-		Columns: imp.Columns,
+		Columns: c.importColumns(imp),
 	}
 	for i, h := range imp.History {
 		out.StatusHistory[i] = statusJSON{Date: formatEventTime(h.Date), Status: string(h.Status)}

@@ -28,6 +28,10 @@ type Options struct {
 	// MaxBodyBytes caps request bodies on the wire and, for uploads, after
 	// decompression (default 1 GiB).
 	MaxBodyBytes int64
+	// Compat picks the specification's spellings (CompatSpec, the zero
+	// value) or the original service's for the values the specification
+	// renamed (see Compat).
+	Compat Compat
 }
 
 // Server answers the Nexosis API v1. It is safe for concurrent use.

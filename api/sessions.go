@@ -46,7 +46,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request, p httprou
 	if sess.IsEstimate {
 		w.Header().Set("Nexosis-Request-Cost", "0.01 USD")
 	}
-	return writeJSON(w, http.StatusOK, toSessionJSON(baseURL(r), sess, sessionLinksFull))
+	return writeJSON(w, http.StatusOK, toSessionJSON(baseURL(r), sess, sessionLinksFull, s.opts.Compat))
 }
 
 // readSessionRequest merges a session request's query and body.
@@ -190,7 +190,7 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request, p httprouter
 		w.WriteHeader(http.StatusOK)
 		return nil
 	}
-	return writeJSON(w, http.StatusOK, toSessionJSON(baseURL(r), sess, sessionLinksFull))
+	return writeJSON(w, http.StatusOK, toSessionJSON(baseURL(r), sess, sessionLinksFull, s.opts.Compat))
 }
 
 // sessionQuery reads the selectors of GET and DELETE /sessions with their
@@ -238,7 +238,7 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request, _ httprout
 	base := baseURL(r)
 	out := make([]sessionJSON, len(items))
 	for i, it := range items {
-		out[i] = toSessionJSON(base, it, sessionLinksItem)
+		out[i] = toSessionJSON(base, it, sessionLinksItem, s.opts.Compat)
 	}
 	return writeList(w, r, pg, size, total, out)
 }
@@ -283,7 +283,7 @@ func (s *Server) sessionResults(w http.ResponseWriter, r *http.Request, p httpro
 	}
 	setSessionStatus(w, sess)
 	base := baseURL(r)
-	sj := toSessionJSON(base, sess, nil)
+	sj := toSessionJSON(base, sess, nil, s.opts.Compat)
 	sj.Columns = nil
 	metrics := sess.Metrics
 	if metrics == nil {
@@ -355,7 +355,7 @@ func (s *Server) featureImportance(w http.ResponseWriter, r *http.Request, p htt
 	for _, f := range fs {
 		imp.set(f.Feature, f.Value)
 	}
-	sj := toSessionJSON(baseURL(r), sess, nil)
+	sj := toSessionJSON(baseURL(r), sess, nil, s.opts.Compat)
 	sj.Columns = nil
 	pgEnv := newPage(r, pg, size, int64(total))
 	sj.Links = pgEnv.Links
@@ -391,7 +391,7 @@ type sessionJSON struct {
 	Algorithm           *engine.Algorithm `json:"algorithm,omitempty"`
 	Progress            *int              `json:"approximateCompletionPercentage,omitempty"`
 	MissingValues       []string          `json:"missingValues,omitempty"`
-	CallbackURL         string            `json:"callbackUrl"`
+	CallbackURL         *string           `json:"callbackUrl,omitempty"` // see Compat.callbackURL
 	IsEstimate          bool              `json:"isEstimate"`
 	Links               []link            `json:"links"`
 }
@@ -425,7 +425,7 @@ func sessionLinksItem(base string, sess engine.Session) []link {
 	return []link{{"results", sid + "/results"}, {"data", dataLink(base, sess)}, {"self", sid}}
 }
 
-func toSessionJSON(base string, sess engine.Session, links sessionLinks) sessionJSON {
+func toSessionJSON(base string, sess engine.Session, links sessionLinks, c Compat) sessionJSON {
 	out := sessionJSON{
 		Columns: sess.Columns, SessionID: sess.ID, Type: string(sess.Type), Status: string(sess.Status),
 		EventName: sess.EventName, PredictionDomain: sess.Domain, SupportsImportance: sess.SupportsImportance,
@@ -433,7 +433,7 @@ func toSessionJSON(base string, sess engine.Session, links sessionLinks) session
 		StatusHistory: make([]statusJSON, len(sess.History)), ExtraParameters: &orderedObject{},
 		Messages: make([]message, len(sess.Messages)), Name: sess.Name, DataSourceName: sess.DataSourceName,
 		DataSetName: sess.DataSourceName, TargetColumn: sess.TargetColumn, Algorithm: sess.Algorithm,
-		MissingValues: sess.MissingValues, CallbackURL: sess.CallbackURL, IsEstimate: sess.IsEstimate,
+		MissingValues: sess.MissingValues, CallbackURL: c.callbackURL(sess.CallbackURL), IsEstimate: sess.IsEstimate,
 	}
 	if out.PredictionIntervals == nil {
 		out.PredictionIntervals = []string{}
@@ -457,10 +457,11 @@ func toSessionJSON(base string, sess engine.Session, links sessionLinks) session
 	return out
 }
 
-// SessionJSON renders a session as GET /sessions/{id} does, with links
-// under base (…/v1): the body of a webhook call (REFERENCE §6.17).
-func SessionJSON(base string, sess engine.Session) ([]byte, error) {
-	return jsonMarshal(toSessionJSON(base, sess, sessionLinksFull))
+// SessionJSON renders a session as GET /sessions/{id} does on a server
+// with Options.Compat c, with links under base (…/v1): the body of a
+// webhook call (REFERENCE §6.17).
+func SessionJSON(base string, sess engine.Session, c Compat) ([]byte, error) {
+	return jsonMarshal(toSessionJSON(base, sess, sessionLinksFull, c))
 }
 
 // firstDate reads the first of several date parameter aliases given.

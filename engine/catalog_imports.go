@@ -209,7 +209,7 @@ func (e *Engine) listImports(ctx context.Context, f importFilter) ([]Import, int
 	}
 	order := map[string]string{"": "requested", "id": "id", "datasetname": "lower(dataset)", "requesteddate": "requested", "currentstatusdate": "status_date"}[f.SortBy]
 	tail, args := orderClause(order, f.Desc, max(f.Limit, 1), f.Offset, args)
-	q := `SELECT id, kind, status, dataset, parameters, result_columns, requested, status_date FROM catalog.imports` + where + tail
+	q := `SELECT id, kind, status, dataset, parameters, request_columns, result_columns, requested, status_date FROM catalog.imports` + where + tail
 	rows, err := e.store.Rows(ctx, q, args...)
 	if err != nil {
 		return nil, 0, err
@@ -218,15 +218,18 @@ func (e *Engine) listImports(ctx context.Context, f importFilter) ([]Import, int
 	var out []Import
 	for rows.Next() {
 		var imp Import
-		var kind, status, params string
+		var kind, status, params, supplied string
 		var result sql.NullString
-		if err := rows.Scan(&imp.ID, &kind, &status, &imp.DataSetName, &params, &result, &imp.Requested, &imp.StatusDate); err != nil {
+		if err := rows.Scan(&imp.ID, &kind, &status, &imp.DataSetName, &params, &supplied, &result, &imp.Requested, &imp.StatusDate); err != nil {
 			return nil, 0, err
 		}
 		imp.Kind, imp.Status = ImportKind(kind), Status(status)
 		imp.Requested, imp.StatusDate = imp.Requested.UTC(), imp.StatusDate.UTC()
 		if imp.Parameters, err = decodeParams(params); err != nil {
 			return nil, 0, err
+		}
+		if err := json.Unmarshal([]byte(supplied), &imp.Supplied); err != nil {
+			return nil, 0, fmt.Errorf("import %s columns: %w", imp.ID, err)
 		}
 		if result.Valid {
 			if err := json.Unmarshal([]byte(result.String), &imp.Columns); err != nil {

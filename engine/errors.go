@@ -97,13 +97,23 @@ func MetadataError(reasons map[string][]string) *Error {
 	return &Error{Kind: InvalidMetadata, Msg: "One or more columns were supplied with invalid metadata", Details: d}
 }
 
+// ItemModel is the itemType of a missing model: the seed's "modelId"
+// (REFERENCE §1.10, §9 #12; the original service said "model").
+const ItemModel = "modelId"
+
 // NotFoundError returns the reference's 404 for an item type and id.
 func NotFoundError(itemType, id string) *Error {
 	return &Error{
 		Kind:    NotFound,
-		Msg:     fmt.Sprintf("Item of type %s with identifier %s was not found", itemType, id),
+		Msg:     NotFoundMessage(itemType, id),
 		Details: map[string]any{"itemType": itemType, "itemId": id},
 	}
+}
+
+// NotFoundMessage is the message of a 404 for an item type and id
+// (REFERENCE §1.10).
+func NotFoundMessage(itemType, id string) string {
+	return fmt.Sprintf("Item of type %s with identifier %s was not found", itemType, id)
 }
 
 // Classify returns the kind, message and details of any error: an *Error

@@ -113,6 +113,9 @@ type Import struct {
 	// Columns is the dataset's metadata once the import has completed, and
 	// empty before (REFERENCE §2.6, §9 #19).
 	Columns []columnar.Column
+	// Supplied is the column metadata the request supplied, as given (nil
+	// when none): what the original service echoed as columns (§9 #19).
+	Supplied []columnar.Spec
 }
 
 // CreateImport validates spec, records the import as requested and hands
@@ -133,6 +136,7 @@ func (e *Engine) CreateImport(ctx context.Context, spec ImportSpec) (Import, err
 		ID: id.String(), Kind: spec.Kind, Status: StatusRequested, DataSetName: spec.DataSetName,
 		Parameters: importParams(spec), Requested: now, StatusDate: now,
 		History: []StatusChange{{Date: now, Status: StatusRequested}}, Messages: []Message{},
+		Supplied: spec.Columns,
 	}
 	if spec.Kind == ImportURL && redactURL(spec.URL) != spec.URL {
 		spec.Secrets.URL = spec.URL

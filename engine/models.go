@@ -83,7 +83,7 @@ func (e *Engine) Model(ctx context.Context, id string) (Model, error) {
 		return Model{}, err
 	}
 	if len(ms) == 0 {
-		return Model{}, NotFoundError("modelId", id)
+		return Model{}, NotFoundError(ItemModel, id)
 	}
 	return ms[0], nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vaticml/vatic/api"
 )
 
 func env(m map[string]string) func(string) (string, bool) {
@@ -45,6 +48,27 @@ func TestParseServe(t *testing.T) {
 			t.Errorf("repeated -api-key = %+v", c)
 		}
 	})
+	// -compat: spec by default, original from the flag or VATIC_COMPAT,
+	// the flag beating the environment.
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		want api.Compat
+	}{
+		{nil, nil, api.CompatSpec},
+		{[]string{"-compat", "original"}, nil, api.CompatOriginal},
+		{[]string{"-compat=spec"}, nil, api.CompatSpec},
+		{nil, map[string]string{"VATIC_COMPAT": "original"}, api.CompatOriginal},
+		{nil, map[string]string{"VATIC_COMPAT": ""}, api.CompatSpec},
+		{[]string{"-compat", "spec"}, map[string]string{"VATIC_COMPAT": "original"}, api.CompatSpec},
+		{[]string{"-compat", "original"}, map[string]string{"VATIC_COMPAT": "spec"}, api.CompatOriginal},
+	} {
+		f(c.args, c.env, func(got serveConfig) {
+			if got.Compat != c.want {
+				t.Errorf("parseServe(%q, %v) Compat = %v, want %v", c.args, c.env, got.Compat, c.want)
+			}
+		})
+	}
 }
 
 func TestParseServeErrors(t *testing.T) {
@@ -58,6 +82,28 @@ func TestParseServeErrors(t *testing.T) {
 	if _, err := parseServe(nil, env(map[string]string{"VATIC_MAX_BODY": "x"}), io.Discard); err == nil {
 		t.Errorf("bad VATIC_MAX_BODY accepted")
 	}
+	// A bad -compat names the values it takes, and the variable when it
+	// came from the environment.
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		want []string
+	}{
+		{[]string{"-compat", "both"}, nil, []string{"-compat", `"both"`, "spec or original"}},
+		{[]string{"-compat", "Original"}, nil, []string{"-compat", "spec or original"}},
+		{nil, map[string]string{"VATIC_COMPAT": "2018"}, []string{"VATIC_COMPAT", `"2018"`, "spec or original"}},
+	} {
+		_, err := parseServe(c.args, env(c.env), io.Discard)
+		if err == nil {
+			t.Errorf("parseServe(%q, %v) = nil error, want one", c.args, c.env)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("parseServe(%q, %v) = %v, want it to mention %s", c.args, c.env, err, w)
+			}
+		}
+	}
 }
 
 func TestHelpListsEnvTwins(t *testing.T) {
@@ -66,7 +112,7 @@ func TestHelpListsEnvTwins(t *testing.T) {
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("parseServe(-h) = %v, want ErrHelp", err)
 	}
-	for _, want := range []string{"-addr", "VATIC_ADDR", "-data", "VATIC_DATA", "-api-key", "VATIC_API_KEYS", "-max-body", "VATIC_MAX_BODY", "-log-format", "VATIC_LOG_FORMAT"} {
+	for _, want := range []string{"-addr", "VATIC_ADDR", "-data", "VATIC_DATA", "-api-key", "VATIC_API_KEYS", "-max-body", "VATIC_MAX_BODY", "-log-format", "VATIC_LOG_FORMAT", "-compat", "VATIC_COMPAT", "(default spec)"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("serve -h does not mention %s:\n%s", want, out.String())
 		}
@@ -167,6 +213,29 @@ func TestServeFirstStartWritesKeyAndRestarts(t *testing.T) {
 	b, _ := io.ReadAll(r.Body)
 	if r.StatusCode != 200 || !strings.Contains(string(b), `"rowCount":2`) {
 		t.Errorf("GET after restart = %d %s", r.StatusCode, b)
+	}
+}
+
+// -compat reaches the API: a missing model is itemType model under
+// -compat original (REFERENCE §9 #12).
+func TestServeCompat(t *testing.T) {
+	const unknown = "0163aa10-4c1e-4e9b-a2f7-6d0b8c3e5f21"
+	for _, c := range []struct{ compat, itemType string }{{"spec", "modelId"}, {"original", "model"}} {
+		base, stop := startServe(t, "-data", t.TempDir(), "-api-key", "k", "-compat", c.compat)
+		req, _ := http.NewRequest("GET", base+"/v1/models/"+unknown, nil)
+		req.Header.Set("api-key", "k")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			stop()
+			t.Fatal(err)
+		}
+		var body struct{ ErrorDetails map[string]any }
+		err = json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		stop()
+		if err != nil || resp.StatusCode != 404 || body.ErrorDetails["itemType"] != c.itemType {
+			t.Errorf("-compat %s: GET /v1/models/{unknown} = %d %v (%v), want 404 itemType %s", c.compat, resp.StatusCode, body.ErrorDetails, err, c.itemType)
+		}
 	}
 }
 

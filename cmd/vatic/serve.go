@@ -55,6 +55,7 @@ type serveConfig struct {
 	ShutdownGrace time.Duration
 	DebugAddr     string
 	PublicURL     string
+	Compat        api.Compat
 	Sessions      sessionConfig
 	Import        importConfig
 	// ready, when set, receives the listening address (tests use :0).
@@ -86,6 +87,7 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	fs.IntVar(&c.Sessions.Workers, "session-workers", 1, "sessions that run at once (each uses every core)")
 	fs.DurationVar(&c.Sessions.Timeout, "session-timeout", time.Hour, "longest time one session may take")
 	fs.StringVar(&c.PublicURL, "public-url", "", "API base address for links in webhook calls, e.g. https://vatic.example.com/v1 (default: http://<listening address>/v1)")
+	fs.TextVar(&c.Compat, "compat", api.CompatSpec, "spelling `mode`: spec, or original to emit the original service's spellings where the specification renamed a value (import type s3/azure, callbackUrl omitted when none, 404 itemType model, import columns echoing the request)")
 	fs.StringVar(&c.DebugAddr, "debug-addr", "", "if set, serve Go's /debug/pprof profiles on this separate address (keep it private)")
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", 30*time.Second, "how long running requests may finish after SIGINT/SIGTERM")
 	if err := parseFlags(fs, args, getenv, map[string]string{"api-key": "VATIC_API_KEYS"}); err != nil {
@@ -162,7 +164,7 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 	}
 	base.Store(&publicBase)
 	hooks := webhook.New(sources, webhook.Options{Logger: log, Render: func(s engine.Session) ([]byte, error) {
-		return api.SessionJSON(*base.Load(), s)
+		return api.SessionJSON(*base.Load(), s, c.Compat)
 	}})
 	defer hooks.Close()
 	eng, err := engine.New(ctx, store, engine.Options{
@@ -175,7 +177,7 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 	}
 	defer eng.Close()
 	srv := &http.Server{
-		Handler:           api.New(eng, api.Options{Logger: log, Keys: keys, MaxBodyBytes: c.MaxBodyBytes}),
+		Handler:           api.New(eng, api.Options{Logger: log, Keys: keys, MaxBodyBytes: c.MaxBodyBytes, Compat: c.Compat}),
 		ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
