@@ -41,8 +41,14 @@ type ModelQuery struct {
 	Page, PageSize   int
 }
 
-// ModelSortKeys are the sortBy values of GET /models.
-var ModelSortKeys = []string{"id", "modelName", "dataSourceName", "createdDate", "lastUsedDate", "predictionDomain"}
+// ModelSortKeys are the sortBy values of GET /models (REFERENCE §1.6),
+// matched in any case: type is the model's predictionDomain, modelName its
+// name (compared case-insensitively, as dataSourceName is), lastUsedDate
+// the time it last predicted. A model that never predicted has no
+// lastUsedDate and comes after those that did in either order. Ties fall
+// back to the id, in the same direction. predictionDomain, accepted
+// before type was, remains an alias of it.
+var ModelSortKeys = []string{"id", "modelName", "dataSourceName", "type", "createdDate", "lastUsedDate", "predictionDomain"}
 
 func (q ModelQuery) filter() (modelFilter, error) {
 	f := modelFilter{DataSource: q.DataSourceName, PartialName: q.PartialModelName, After: q.CreatedAfter, Before: q.CreatedBefore}
