@@ -108,3 +108,73 @@ func TestListModelsSortBy(t *testing.T) {
 		}
 	}
 }
+
+// predictionInterval on predict (REFERENCE §8.3) is checked as on
+// /results (§6.10): one of the model session's availablePredictionIntervals,
+// from extraParameters or the query, for JSON and CSV bodies alike.
+func TestPredictPredictionInterval(t *testing.T) {
+	s := newServer(t)
+	id := s.namedModel(t, "friedman", "intervals")
+	path := "/v1/models/" + id + "/predict"
+	csvBody := "x0,x1,x2,x3,x4,x5,x6,x7,x8,x9\n1,1,1,1,1,1,1,1,1,1\n"
+	withExtra := func(extra string) string { return `{"data":[` + friedmanRow + `],"extraParameters":` + extra + `}` }
+
+	// Refused requests predict nothing: the model stays unused.
+	for _, c := range []struct{ name, query, body, contentType string }{
+		{"unknown interval", "", withExtra(`{"predictionInterval": "0.95"}`), "application/json"},
+		{"not a number", "", withExtra(`{"predictionInterval": "half"}`), "application/json"},
+		{"number", "", withExtra(`{"predictionInterval": 0.2}`), "application/json"},
+		{"any case", "", withExtra(`{"PREDICTIONINTERVAL": "0.8"}`), "application/json"},
+		{"query", "?predictionInterval=0.95", `{"data":[` + friedmanRow + `]}`, "application/json"},
+		{"body wins", "?predictionInterval=0.5", withExtra(`{"predictionInterval": "0.95"}`), "application/json"},
+		{"csv query", "?predictionInterval=0.9", csvBody, "text/csv"},
+		{"csv query any case", "?PredictionInterval=.1", csvBody, "text/csv"},
+	} {
+		res := s.do(t, http.MethodPost, path+c.query, c.body, "Content-Type", c.contentType)
+		e := wantError(t, "predict "+c.name, res, 400, "RequestValidation", "predictionInterval")
+		if msg := fmt.Sprint(e.ErrorDetails["predictionInterval"]); !strings.Contains(msg, "0.5") {
+			t.Errorf("predict %s errorDetails.predictionInterval = %s, want the available intervals", c.name, msg)
+		}
+	}
+	res := s.do(t, http.MethodGet, "/v1/models/"+id, nil)
+	if strings.Contains(string(res.body), "lastUsedDate") {
+		t.Errorf("model after refused predictions = %s, want no lastUsedDate", res.body)
+	}
+
+	predicted := func(res response) string {
+		t.Helper()
+		var out struct {
+			Data []map[string]string `json:"data"`
+		}
+		if err := json.Unmarshal(res.body, &out); err != nil || len(out.Data) != 1 {
+			t.Fatalf("predict = %d %s", res.status, res.body)
+		}
+		return out.Data[0]["y"]
+	}
+	median := predicted(s.do(t, http.MethodPost, path, `{"data":[`+friedmanRow+`]}`))
+	for _, c := range []struct{ name, query, body string }{
+		{"extraParameters", "", withExtra(`{"predictionInterval": "0.5"}`)},
+		{"short form", "", withExtra(`{"predictionInterval": ".5"}`)},
+		{"number", "", withExtra(`{"predictionInterval": 0.5, "includeClassScores": "True"}`)},
+		{"any case", "", withExtra(`{"predictioninterval": "0.50"}`)},
+		{"query", "?predictionInterval=0.5", `{"data":[` + friedmanRow + `]}`},
+		{"body wins", "?predictionInterval=0.95", withExtra(`{"predictionInterval": "0.5"}`)},
+		{"empty", "?predictionInterval=", withExtra(`{"predictionInterval": ""}`)},
+	} {
+		res := s.do(t, http.MethodPost, path+c.query, c.body)
+		if res.status != http.StatusOK {
+			t.Errorf("predict %s = %d %s, want 200", c.name, res.status, res.body)
+			continue
+		}
+		if y := predicted(res); y != median {
+			t.Errorf("predict %s y = %s, want the median prediction %s", c.name, y, median)
+		}
+	}
+	for _, q := range []string{"?predictionInterval=0.5", "?predictionInterval=.5"} {
+		res := s.do(t, http.MethodPost, path+q, csvBody, "Content-Type", "text/csv", "Accept", "text/csv")
+		lines := strings.Split(strings.TrimSpace(string(res.body)), "\n")
+		if res.status != http.StatusOK || len(lines) != 2 || !strings.HasSuffix(lines[1], ","+median) {
+			t.Errorf("predict CSV%s = %d %q, want 200 with the median prediction %s", q, res.status, res.body, median)
+		}
+	}
+}

@@ -279,7 +279,7 @@ func (s *Server) sessionResults(w http.ResponseWriter, r *http.Request, p httpro
 		return err
 	}
 	defer rows.Release()
-	if err := checkInterval(q, sess.PredictionIntervals); err != nil {
+	if err := engine.CheckInterval(q.get("predictionInterval"), sess.PredictionIntervals); err != nil {
 		return err
 	}
 	metrics := sess.Metrics
@@ -315,23 +315,6 @@ func (s *Server) writeSessionRows(w http.ResponseWriter, r *http.Request, sess e
 	pgEnv := newPage(r, pg, size, rows.Total)
 	pgEnv.Links = append(pgEnv.Links, links...)
 	return s.writeRowsBody(w, r, rows, wantsCSV(r), appendRowTime, hb, pgEnv)
-}
-
-// checkInterval validates predictionInterval (written "0.5" or ".5")
-// against the session's availablePredictionIntervals.
-func checkInterval(q params, available []string) error {
-	v := q.get("predictionInterval")
-	if v == "" {
-		return nil
-	}
-	if f, err := strconv.ParseFloat(v, 64); err == nil {
-		for _, a := range available {
-			if af, _ := strconv.ParseFloat(a, 64); af == f {
-				return nil
-			}
-		}
-	}
-	return engine.Validation("predictionInterval", "Value for predictionInterval must be one of the session's availablePredictionIntervals: "+strings.Join(available, ", "))
 }
 
 // resultLinks are the links of a results response besides paging.

@@ -176,6 +176,9 @@ type PredictRow struct {
 // PredictRequest is a POST /models/{id}/predict body.
 type PredictRequest struct {
 	Rows []PredictRow
+	// PredictionInterval is the extraParameters (or query) value as given;
+	// "" means the median.
+	PredictionInterval string
 }
 
 // Prediction is the answer: the model and each row echoed as text with
@@ -190,10 +193,16 @@ type Prediction struct {
 // Predict scores rows with a saved model (REFERENCE §8.3, MODELLING §14):
 // the session's preparation is replayed (imputation with training
 // statistics, the same one-hot levels), every feature column must be
-// present, and each value must read as its column's type.
+// present, and each value must read as its column's type. A
+// predictionInterval must be one of the model session's
+// availablePredictionIntervals, checked as GET /sessions/{id}/results
+// checks it.
 func (e *Engine) Predict(ctx context.Context, id string, req PredictRequest) (Prediction, error) {
 	m, err := e.Model(ctx, id)
 	if err != nil {
+		return Prediction{}, err
+	}
+	if err := CheckInterval(req.PredictionInterval, predictionIntervals()); err != nil {
 		return Prediction{}, err
 	}
 	if len(req.Rows) == 0 {

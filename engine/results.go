@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/vaticml/vatic/columnar"
 	"github.com/vaticml/vatic/engine/view"
@@ -31,6 +33,30 @@ func (e *Engine) SessionResults(ctx context.Context, id string, p Page) (Session
 	}
 	rows, err := e.testRows(ctx, s, champ, p)
 	return s, rows, err
+}
+
+// predictionIntervals are the availablePredictionIntervals of every
+// session, and so of the model it builds (REFERENCE §6.10, §8.3): the
+// median only, since every model predicts one value, not quantiles.
+func predictionIntervals() []string { return []string{"0.5"} }
+
+// CheckInterval validates a predictionInterval parameter (written "0.5"
+// or ".5"; "" asks for nothing) against the availablePredictionIntervals
+// of a session, or of the session that built a model: anything else is
+// 400 RequestValidation naming predictionInterval and listing the values
+// (REFERENCE §6.10).
+func CheckInterval(v string, available []string) error {
+	if v == "" {
+		return nil
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		for _, a := range available {
+			if af, _ := strconv.ParseFloat(a, 64); af == f {
+				return nil
+			}
+		}
+	}
+	return Validation("predictionInterval", "Value for predictionInterval must be one of the session's availablePredictionIntervals: "+strings.Join(available, ", "))
 }
 
 // ResultKind names a result of a session that only some sessions have
