@@ -108,7 +108,7 @@ func (s *Server) contestantRows(w http.ResponseWriter, r *http.Request, sessionI
 		return err
 	}
 	defer rows.Release()
-	if err := checkInterval(q, sess.PredictionIntervals); err != nil {
+	if err := engine.CheckInterval(q.get("predictionInterval"), sess.PredictionIntervals); err != nil {
 		return err
 	}
 	cj := toContestantJSON(baseURL(r), sessionID, ct)

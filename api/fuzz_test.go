@@ -170,6 +170,7 @@ func FuzzPredictBody(f *testing.F) {
 	}{
 		{`{"data":[` + row + `]}`, false}, {`{"data":[]}`, false}, {`{"data":[1,2]}`, false}, {`{"data":{}}`, false},
 		{`{"extraParameters":{"includeClassScores":"True"},"data":[` + row + `]}`, false}, {`{"data":[{"x0":[]}]}`, false},
+		{`{"data":[` + row + `],"extraParameters":{"predictionInterval":0.5}}`, false}, {`{"extraParameters":{"predictionInterval":[]},"data":[]}`, false},
 		{"x0,x1,x2,x3,x4,x5,x6,x7,x8,x9\n1,2,3,4,5,6,7,8,9,10\n", true}, {"x0\n\"", true}, {"", true}, {"a,b\n1\n", true},
 	} {
 		f.Add(seed.body, seed.csv)

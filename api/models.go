@@ -130,17 +130,21 @@ func (s *Server) deleteModels(w http.ResponseWriter, r *http.Request, _ httprout
 }
 
 // predict answers POST /models/{id}/predict (REFERENCE §8.3): rows as JSON
-// ({"data": [...]}) or CSV (Content-Type text/csv); the answer is JSON, or
-// CSV of the data rows when the client accepts text/csv.
+// ({"data": [...], "extraParameters": {...}}) or CSV (Content-Type
+// text/csv); the answer is JSON, or CSV of the data rows when the client
+// accepts text/csv. predictionInterval comes from extraParameters, else
+// from the query (the only place a CSV body leaves for it), as session
+// parameters do (REFERENCE §6 "parameter passing": the body wins).
 func (s *Server) predict(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
 	body := http.MaxBytesReader(w, r.Body, maxPredictBytes)
 	var req engine.PredictRequest
+	var extra map[string]string
 	var err error
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if strings.EqualFold(mt, "text/csv") {
 		req.Rows, err = readPredictCSV(body)
 	} else {
-		req.Rows, err = readPredictJSON(body)
+		req.Rows, extra, err = readPredictJSON(body)
 	}
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -149,6 +153,14 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 				Details: map[string]any{"data": []string{fmt.Sprintf("A predict request must be under %d bytes", maxPredictBytes)}}}
 		}
 		return err
+	}
+	for k, v := range extra {
+		if strings.EqualFold(k, "predictionInterval") && v != "" {
+			req.PredictionInterval = v
+		}
+	}
+	if req.PredictionInterval == "" {
+		req.PredictionInterval = params(r.URL.Query()).get("predictionInterval")
 	}
 	out, err := s.engine.Predict(r.Context(), p.ByName("id"), req)
 	if err != nil {
@@ -229,49 +241,56 @@ func (p predictRows) writeTo(w io.Writer) {
 }
 
 // readPredictJSON reads {"data": [{column: value, …}, …], "extraParameters":
-// {…}}, keeping each row's column order; numbers keep their text.
-func readPredictJSON(r io.Reader) ([]engine.PredictRow, error) {
+// {…}}, keeping each row's column order; numbers keep their text. The
+// extraParameters come back as text, as a session's do.
+func readPredictJSON(r io.Reader) ([]engine.PredictRow, map[string]string, error) {
 	dec := json.NewDecoder(bufio.NewReader(r))
 	dec.UseNumber()
 	bad := func(msg string) error { return engine.Validation("data", msg) }
 	tok, err := dec.Token()
 	if err == io.EOF {
-		return nil, bad("The data field is required.")
+		return nil, nil, bad("The data field is required.")
 	}
 	if err != nil || tok != json.Delim('{') {
-		return nil, passMaxBytes(err, bad("The request body must be a JSON object with a data array"))
+		return nil, nil, passMaxBytes(err, bad("The request body must be a JSON object with a data array"))
 	}
 	var rows []engine.PredictRow
+	var extra map[string]string
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, passMaxBytes(err, bad("The request body is not valid JSON"))
+			return nil, nil, passMaxBytes(err, bad("The request body is not valid JSON"))
 		}
 		key, _ := tok.(string)
 		if !strings.EqualFold(key, "data") {
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return nil, passMaxBytes(err, bad("The request body is not valid JSON"))
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return nil, nil, passMaxBytes(err, bad("The request body is not valid JSON"))
+			}
+			if strings.EqualFold(key, "extraParameters") {
+				if extra, err = decodeExtra(raw); err != nil {
+					return nil, nil, err
+				}
 			}
 			continue
 		}
 		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-			return nil, passMaxBytes(err, bad("Value for data must be an array of objects"))
+			return nil, nil, passMaxBytes(err, bad("Value for data must be an array of objects"))
 		}
 		var layout []string
 		for dec.More() {
 			row, err := readPredictRow(dec, len(rows), layout)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			layout = row.Names
 			rows = append(rows, row)
 		}
 		if _, err := dec.Token(); err != nil {
-			return nil, passMaxBytes(err, bad("The request body is not valid JSON"))
+			return nil, nil, passMaxBytes(err, bad("The request body is not valid JSON"))
 		}
 	}
-	return rows, nil
+	return rows, extra, nil
 }
 
 // readPredictRow reads one row object. Flat rows (the rule) are scanned

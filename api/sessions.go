@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -278,45 +279,42 @@ func (s *Server) sessionResults(w http.ResponseWriter, r *http.Request, p httpro
 		return err
 	}
 	defer rows.Release()
-	if err := checkInterval(q, sess.PredictionIntervals); err != nil {
+	if err := engine.CheckInterval(q.get("predictionInterval"), sess.PredictionIntervals); err != nil {
 		return err
 	}
-	setSessionStatus(w, sess)
-	base := baseURL(r)
-	sj := toSessionJSON(base, sess, nil, s.opts.Compat)
-	sj.Columns = nil
 	metrics := sess.Metrics
 	if metrics == nil {
 		metrics = map[string]float64{}
 	}
-	head, err := jsonMarshal(struct {
-		Metrics map[string]float64 `json:"metrics"`
-		sessionJSON
-	}{metrics, sj})
+	base := baseURL(r)
+	return s.writeSessionRows(w, r, sess, rows, pg, size, resultLinks(base, sess), func(sj sessionJSON) any {
+		return struct {
+			Metrics map[string]float64 `json:"metrics"`
+			sessionJSON
+		}{metrics, sj}
+	})
+}
+
+// writeSessionRows answers a page of a session's rows (REFERENCE §6.10,
+// §6.16): the session's fields, as head makes them into an object (nil
+// keeps them alone), then data, then the paging envelope with links added
+// to its own; as CSV, the rows only. The status headers are set either way.
+func (s *Server) writeSessionRows(w http.ResponseWriter, r *http.Request, sess engine.Session, rows *engine.Rows, pg, size int, links []link, head func(sessionJSON) any) error {
+	setSessionStatus(w, sess)
+	sj := toSessionJSON(baseURL(r), sess, nil, s.opts.Compat)
+	sj.Columns = nil
+	var hv any = sj
+	if head != nil {
+		hv = head(sj)
+	}
+	hb, err := jsonMarshal(hv)
 	if err != nil {
 		return err
 	}
-	head = bytes.TrimSuffix(head, []byte(`,"links":null}`))
+	hb = bytes.TrimSuffix(hb, []byte(`,"links":null}`))
 	pgEnv := newPage(r, pg, size, rows.Total)
-	pgEnv.Links = append(pgEnv.Links, resultLinks(base, sess)...)
-	return s.writeRowsBody(w, r, rows, wantsCSV(r), appendRowTime, head, pgEnv)
-}
-
-// checkInterval validates predictionInterval (written "0.5" or ".5")
-// against the session's availablePredictionIntervals.
-func checkInterval(q params, available []string) error {
-	v := q.get("predictionInterval")
-	if v == "" {
-		return nil
-	}
-	if f, err := strconv.ParseFloat(v, 64); err == nil {
-		for _, a := range available {
-			if af, _ := strconv.ParseFloat(a, 64); af == f {
-				return nil
-			}
-		}
-	}
-	return engine.Validation("predictionInterval", "Value for predictionInterval must be one of the session's availablePredictionIntervals: "+strings.Join(available, ", "))
+	pgEnv.Links = append(pgEnv.Links, links...)
+	return s.writeRowsBody(w, r, rows, wantsCSV(r), appendRowTime, hb, pgEnv)
 }
 
 // resultLinks are the links of a results response besides paging.
@@ -331,11 +329,97 @@ func resultLinks(base string, sess engine.Session) []link {
 		if sess.SupportsImportance {
 			out = append(out, link{"featureImportance", sid + "/results/featureimportance"})
 		}
+		for _, rl := range resultRels {
+			if sess.HasResult(rl.kind) {
+				out = append(out, link{rl.rel, sid + "/results/" + string(rl.kind)})
+			}
+		}
 	}
 	for _, p := range sess.PredictionIntervals {
 		out = append(out, link{"prediction-interval:" + p, sid + "/results?predictionInterval=" + p})
 	}
 	return out
+}
+
+// resultRels are the link relations of the results a session may have
+// (REFERENCE §6.10), in the reference's order.
+var resultRels = []struct {
+	rel  string
+	kind engine.ResultKind
+}{
+	{"confusionMatrix", engine.ResultConfusionMatrix}, {"classScores", engine.ResultClassScores},
+	{"outliers", engine.ResultOutliers}, {"anomalyScores", engine.ResultAnomalyScores},
+	{"mahalanobisDistances", engine.ResultMahalanobisDistances},
+}
+
+// outliers answers GET /sessions/{id}/results/outliers (REFERENCE §6.16,
+// §11.8): the session's fields, the smoothed training points under data
+// and the paging envelope. A session without outliers answers 200 with
+// empty data.
+func (s *Server) outliers(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	q := params(r.URL.Query())
+	pg, size, err := q.paging()
+	if err != nil {
+		return err
+	}
+	sess, rows, err := s.engine.SessionOutliers(r.Context(), p.ByName("id"), engine.Page{Page: pg, PageSize: size})
+	if err != nil {
+		return err
+	}
+	defer rows.Release()
+	return s.writeSessionRows(w, r, sess, rows, pg, size, nil, nil)
+}
+
+// The four handlers below answer results that only completed sessions
+// of one domain have (REFERENCE §6.11–§6.14): engine.ResultSession answers
+// 404 with itemType session for every other session. No session gets
+// past it yet: classification and anomalies sessions, which have these
+// results, are refused at creation. The issue that admits a domain
+// replaces errResultNotBuilt in its handlers with the result.
+
+// confusionMatrix answers GET /sessions/{id}/results/confusionmatrix
+// (REFERENCE §6.11): completed classification sessions only.
+func (s *Server) confusionMatrix(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	if _, err := s.engine.ResultSession(r.Context(), p.ByName("id"), engine.ResultConfusionMatrix); err != nil {
+		return err
+	}
+	return errResultNotBuilt(engine.ResultConfusionMatrix)
+}
+
+// classScores answers GET /sessions/{id}/results/classscores (REFERENCE
+// §6.12): completed classification sessions only.
+func (s *Server) classScores(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	if _, err := s.engine.ResultSession(r.Context(), p.ByName("id"), engine.ResultClassScores); err != nil {
+		return err
+	}
+	return errResultNotBuilt(engine.ResultClassScores)
+}
+
+// anomalyScores answers GET /sessions/{id}/results/anomalyscores
+// (REFERENCE §6.13): completed anomalies sessions only.
+func (s *Server) anomalyScores(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	if _, err := s.engine.ResultSession(r.Context(), p.ByName("id"), engine.ResultAnomalyScores); err != nil {
+		return err
+	}
+	return errResultNotBuilt(engine.ResultAnomalyScores)
+}
+
+// mahalanobisDistances answers GET
+// /sessions/{id}/results/mahalanobisdistances (REFERENCE §6.14):
+// completed anomalies sessions only.
+func (s *Server) mahalanobisDistances(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	if _, err := s.engine.ResultSession(r.Context(), p.ByName("id"), engine.ResultMahalanobisDistances); err != nil {
+		return err
+	}
+	return errResultNotBuilt(engine.ResultMahalanobisDistances)
+}
+
+// errResultNotBuilt is a result that a session has but that this server
+// does not compute yet: an internal error (500, logged), so that admitting
+// a domain before building its results fails loudly rather than answering
+// an empty 200.
+func errResultNotBuilt(k engine.ResultKind) error {
+	return fmt.Errorf("api: the %s result is not built yet", k)
 }
 
 // featureImportance answers GET /sessions/{id}/results/featureimportance

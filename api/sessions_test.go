@@ -845,3 +845,76 @@ func TestSessionTimeout(t *testing.T) {
 		t.Errorf("results of a failed session = %d %s", res.status, res.body)
 	}
 }
+
+// The results that only some sessions have (REFERENCE §6.11–§6.16,
+// §11.8): outliers is 200 with empty data for a session that is not a
+// time series; confusion matrix and class scores (classification),
+// anomaly and Mahalanobis scores (anomalies) are 404 with itemType
+// session for any session that is not a completed one of that domain.
+func TestSessionResultsOfOtherDomains(t *testing.T) {
+	s := newServer(t)
+	done := s.regression(t, "friedman", 100)
+	estimate := s.createSession(t, `{"dataSourceName": "friedman", "targetColumn": "y", "predictionDomain": "regression", "isEstimate": true}`)
+	if estimate.Status != "estimated" {
+		t.Fatalf("estimate session status = %s, want estimated", estimate.Status)
+	}
+	const unknown = "0193a3c2-0000-7000-8000-000000000000"
+
+	sid := "/v1/sessions/" + done.SessionID
+	res := s.do(t, http.MethodGet, sid+"/results/outliers", nil)
+	if res.status != http.StatusOK {
+		t.Fatalf("GET outliers of a regression session = %d %s, want 200", res.status, res.body)
+	}
+	if res.header.Get("Nexosis-Session-Status") != "Completed" {
+		t.Errorf("GET outliers Nexosis-Session-Status = %q, want Completed", res.header.Get("Nexosis-Session-Status"))
+	}
+	goldenSession(t, "session_outliers", res.body)
+	for _, path := range []string{
+		sid + "/results/outliers?page=1&pageSize=10", sid + "/Results/Outliers",
+		"/v1/sessions/" + estimate.SessionID + "/results/outliers",
+	} {
+		res := s.do(t, http.MethodGet, path, nil)
+		var out struct {
+			SessionID  string              `json:"sessionId"`
+			Data       []map[string]string `json:"data"`
+			PageNumber *int                `json:"pageNumber"`
+			TotalCount *int                `json:"totalCount"`
+		}
+		if res.status != http.StatusOK {
+			t.Errorf("GET %s = %d %s, want 200", path, res.status, res.body)
+			continue
+		}
+		if err := json.Unmarshal(res.body, &out); err != nil {
+			t.Fatal(err)
+		}
+		if out.SessionID == "" || out.Data == nil || len(out.Data) != 0 || out.PageNumber == nil || out.TotalCount == nil || *out.TotalCount != 0 {
+			t.Errorf("GET %s = %s, want the session, empty data and paging", path, res.body)
+		}
+	}
+	res = s.do(t, http.MethodGet, sid+"/results/outliers", nil, "Accept", "text/csv")
+	if res.status != http.StatusOK || !strings.HasPrefix(res.header.Get("Content-Type"), "text/csv") || strings.TrimSpace(string(res.body)) != "" {
+		t.Errorf("GET outliers as CSV = %d %q %q, want 200 text/csv without rows", res.status, res.header.Get("Content-Type"), res.body)
+	}
+	wantError(t, "outliers of an unknown session", s.do(t, http.MethodGet, "/v1/sessions/"+unknown+"/results/outliers", nil), 404, "NotFound", "itemType")
+	wantError(t, "outliers of a malformed id", s.do(t, http.MethodGet, "/v1/sessions/nope/results/outliers", nil), 400, "RequestValidation", "sessionId")
+	wantError(t, "outliers bad paging", s.do(t, http.MethodGet, sid+"/results/outliers?page=-1", nil), 400, "RequestValidation", "")
+
+	for _, result := range []string{"confusionmatrix", "classscores", "anomalyscores", "mahalanobisdistances", "ConfusionMatrix"} {
+		for _, id := range []string{done.SessionID, estimate.SessionID, unknown} {
+			path := "/v1/sessions/" + id + "/results/" + result
+			e := wantError(t, "GET "+path, s.do(t, http.MethodGet, path, nil), 404, "NotFound", "itemType")
+			if e.ErrorDetails["itemType"] != "session" || e.ErrorDetails["itemId"] != id {
+				t.Errorf("GET %s errorDetails = %v, want itemType session and itemId %s", path, e.ErrorDetails, id)
+			}
+		}
+		wantError(t, result+" of a malformed id", s.do(t, http.MethodGet, "/v1/sessions/nope/results/"+result, nil), 400, "RequestValidation", "sessionId")
+	}
+
+	// The results links name only the results the session has.
+	res = s.do(t, http.MethodGet, sid+"/results", nil)
+	for _, rel := range []string{"confusionMatrix", "classScores", "outliers", "anomalyScores", "mahalanobisDistances"} {
+		if strings.Contains(string(res.body), `"rel":"`+rel+`"`) {
+			t.Errorf("results of a regression session link %s: %s", rel, res.body)
+		}
+	}
+}

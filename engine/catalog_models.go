@@ -266,7 +266,7 @@ func (e *Engine) listModels(ctx context.Context, f modelFilter) ([]Model, int, e
 		}
 	}
 	order := map[string]string{"": "created", "id": "id", "modelname": "lower(name)", "datasourcename": "lower(data_source)",
-		"createddate": "created", "lastuseddate": "last_used", "predictiondomain": "domain"}[f.SortBy]
+		"type": "domain", "predictiondomain": "domain", "createddate": "created", "lastuseddate": "last_used"}[f.SortBy]
 	tail, args := orderClause(order, f.Desc, f.Limit, f.Offset, args)
 	q := `SELECT id, session_id, domain, data_source, name, created, last_used, target, algorithm, metrics, columns FROM catalog.models` + where + tail
 	rows, err := e.store.Rows(ctx, q, args...)

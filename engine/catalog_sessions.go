@@ -273,7 +273,7 @@ func scanSession(rows *sql.Rows) (Session, error) {
 			return s, err
 		}
 	}
-	s.PredictionIntervals = []string{"0.5"}
+	s.PredictionIntervals = predictionIntervals()
 	s.Extra = []ExtraParam{}
 	return s, nil
 }

@@ -41,8 +41,14 @@ type ModelQuery struct {
 	Page, PageSize   int
 }
 
-// ModelSortKeys are the sortBy values of GET /models.
-var ModelSortKeys = []string{"id", "modelName", "dataSourceName", "createdDate", "lastUsedDate", "predictionDomain"}
+// ModelSortKeys are the sortBy values of GET /models (REFERENCE §1.6),
+// matched in any case: type is the model's predictionDomain, modelName its
+// name (compared case-insensitively, as dataSourceName is), lastUsedDate
+// the time it last predicted. A model that never predicted has no
+// lastUsedDate and comes after those that did in either order. Ties fall
+// back to the id, in the same direction. predictionDomain, accepted
+// before type was, remains an alias of it.
+var ModelSortKeys = []string{"id", "modelName", "dataSourceName", "type", "createdDate", "lastUsedDate", "predictionDomain"}
 
 func (q ModelQuery) filter() (modelFilter, error) {
 	f := modelFilter{DataSource: q.DataSourceName, PartialName: q.PartialModelName, After: q.CreatedAfter, Before: q.CreatedBefore}
@@ -170,6 +176,9 @@ type PredictRow struct {
 // PredictRequest is a POST /models/{id}/predict body.
 type PredictRequest struct {
 	Rows []PredictRow
+	// PredictionInterval is the extraParameters (or query) value as given;
+	// "" means the median.
+	PredictionInterval string
 }
 
 // Prediction is the answer: the model and each row echoed as text with
@@ -184,10 +193,16 @@ type Prediction struct {
 // Predict scores rows with a saved model (REFERENCE §8.3, MODELLING §14):
 // the session's preparation is replayed (imputation with training
 // statistics, the same one-hot levels), every feature column must be
-// present, and each value must read as its column's type.
+// present, and each value must read as its column's type. A
+// predictionInterval must be one of the model session's
+// availablePredictionIntervals, checked as GET /sessions/{id}/results
+// checks it.
 func (e *Engine) Predict(ctx context.Context, id string, req PredictRequest) (Prediction, error) {
 	m, err := e.Model(ctx, id)
 	if err != nil {
+		return Prediction{}, err
+	}
+	if err := CheckInterval(req.PredictionInterval, predictionIntervals()); err != nil {
 		return Prediction{}, err
 	}
 	if len(req.Rows) == 0 {

@@ -3,6 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/vaticml/vatic/columnar"
 	"github.com/vaticml/vatic/engine/view"
@@ -30,6 +33,90 @@ func (e *Engine) SessionResults(ctx context.Context, id string, p Page) (Session
 	}
 	rows, err := e.testRows(ctx, s, champ, p)
 	return s, rows, err
+}
+
+// predictionIntervals are the availablePredictionIntervals of every
+// session, and so of the model it builds (REFERENCE §6.10, §8.3): the
+// median only, since every model predicts one value, not quantiles.
+func predictionIntervals() []string { return []string{"0.5"} }
+
+// CheckInterval validates a predictionInterval parameter (written "0.5"
+// or ".5"; "" asks for nothing) against the availablePredictionIntervals
+// of a session, or of the session that built a model: anything else is
+// 400 RequestValidation naming predictionInterval and listing the values
+// (REFERENCE §6.10).
+func CheckInterval(v string, available []string) error {
+	if v == "" {
+		return nil
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		for _, a := range available {
+			if af, _ := strconv.ParseFloat(a, 64); af == f {
+				return nil
+			}
+		}
+	}
+	return Validation("predictionInterval", "Value for predictionInterval must be one of the session's availablePredictionIntervals: "+strings.Join(available, ", "))
+}
+
+// ResultKind names a result of a session that only some sessions have
+// (REFERENCE §6.11–§6.16); its value is the last segment of its path.
+type ResultKind string
+
+// The results whose availability depends on the session (REFERENCE §11.8).
+const (
+	ResultConfusionMatrix      ResultKind = "confusionmatrix"
+	ResultClassScores          ResultKind = "classscores"
+	ResultAnomalyScores        ResultKind = "anomalyscores"
+	ResultMahalanobisDistances ResultKind = "mahalanobisdistances"
+	ResultOutliers             ResultKind = "outliers"
+)
+
+// resultDomains lists, for each result, the prediction domains of the
+// sessions that have it once completed (REFERENCE §11.8). It is the one
+// place that says which session has which result: the handlers and the
+// links of /results ask HasResult.
+var resultDomains = map[ResultKind][]string{
+	ResultConfusionMatrix:      {DomainClassification},
+	ResultClassScores:          {DomainClassification},
+	ResultAnomalyScores:        {DomainAnomalies},
+	ResultMahalanobisDistances: {DomainAnomalies},
+	ResultOutliers:             {string(SessionForecast), string(SessionImpact)},
+}
+
+// HasResult reports whether a session has a result: it completed, and its
+// prediction domain is one that has it.
+func (s Session) HasResult(k ResultKind) bool {
+	return s.Status == StatusCompleted && slices.Contains(resultDomains[k], s.Domain)
+}
+
+// ResultSession returns a session for one of its results that only some
+// sessions have: a session without it is 404 with itemType session, as
+// an unknown one is (REFERENCE §6.11: "404 if not a completed
+// classification model session").
+func (e *Engine) ResultSession(ctx context.Context, id string, k ResultKind) (Session, error) {
+	s, err := e.Session(ctx, id)
+	if err != nil {
+		return s, err
+	}
+	if !s.HasResult(k) {
+		return s, NotFoundError("session", id)
+	}
+	return s, nil
+}
+
+// SessionOutliers returns a session with a page of the training points
+// its time-series preparation smoothed as outliers (REFERENCE §6.16).
+// Sessions without outliers (model sessions, and any before completion)
+// have no rows: the reference answers them 200 with empty data, not 404.
+// No session has outliers yet: forecast and impact sessions, the only
+// ones that do, are refused at creation.
+func (e *Engine) SessionOutliers(ctx context.Context, id string, p Page) (Session, *Rows, error) {
+	s, err := e.Session(ctx, id)
+	if err != nil {
+		return s, nil, err
+	}
+	return s, &Rows{Reader: emptyReader()}, nil
 }
 
 // testRows reads one contestant's test rows: the data source's columns as

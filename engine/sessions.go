@@ -208,7 +208,7 @@ func (e *Engine) planSession(ctx context.Context, req SessionRequest) (Session, 
 	s := Session{
 		Type: req.Type, Domain: domain, DataSourceName: src, TargetColumn: target,
 		Name: req.Name, CallbackURL: req.CallbackURL, Columns: cols, IsEstimate: req.IsEstimate,
-		MissingValues: req.MissingValues, PredictionIntervals: []string{"0.5"}, sourceIsView: isView,
+		MissingValues: req.MissingValues, PredictionIntervals: predictionIntervals(), sourceIsView: isView,
 		Extra: []ExtraParam{}, Messages: []Message{},
 	}
 	if s.Name == "" {
