@@ -450,10 +450,10 @@ func (e *Engine) removeSessions(ctx context.Context, ss []Session) error {
 	return nil
 }
 
-// sessionsOf removes the sessions on a data source (dataset or view
-// delete with cascade=session).
-func (e *Engine) sessionsOf(ctx context.Context, source string) error {
-	ss, _, err := e.listSessions(ctx, sessionFilter{DataSource: source})
+// removeSessionsWhere removes the sessions matching f (a dataset or view
+// delete's cascade).
+func (e *Engine) removeSessionsWhere(ctx context.Context, f sessionFilter) error {
+	ss, _, err := e.listSessions(ctx, f)
 	if err != nil {
 		return err
 	}
