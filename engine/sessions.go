@@ -190,9 +190,14 @@ func (e *Engine) planSession(ctx context.Context, req SessionRequest) (Session, 
 	if err := validSpecs(req.Columns); err != nil {
 		return Session{}, sessionRecord{}, err
 	}
-	cols, isView, err := e.sourceColumns(ctx, req.DataSourceName)
+	cols, isView, rows, err := e.sourceColumns(ctx, req.DataSourceName)
 	if err != nil {
 		return Session{}, sessionRecord{}, err
+	}
+	if rows == 0 {
+		// Before any check of the metadata: the column types of a source
+		// without rows may not even be known yet.
+		return Session{}, sessionRecord{}, noDataError(req.DataSourceName)
 	}
 	if err := applyOverrides(cols, req.Columns, "session's data source"); err != nil {
 		return Session{}, sessionRecord{}, err
@@ -229,25 +234,40 @@ func validationErr(details map[string][]string) *Error {
 }
 
 // sourceColumns resolves a data source: a dataset, else a view of that
-// name (REFERENCE §6: dataSourceName names either).
-func (e *Engine) sourceColumns(ctx context.Context, name string) ([]columnar.Column, bool, error) {
+// name (REFERENCE §6: dataSourceName names either). rows is how many rows
+// it has: a view has its base dataset's, since joins never add or remove
+// base rows.
+func (e *Engine) sourceColumns(ctx context.Context, name string) (cols []columnar.Column, isView bool, rows int64, err error) {
 	d, ok, err := e.loadDataset(ctx, name)
 	if err != nil {
-		return nil, false, err
+		return nil, false, 0, err
 	}
 	if ok {
-		return append([]columnar.Column(nil), d.Columns...), false, nil
+		return append([]columnar.Column(nil), d.Columns...), false, d.RowCount, nil
 	}
 	if _, ok, err := e.loadView(ctx, name); err != nil {
-		return nil, false, err
+		return nil, false, 0, err
 	} else if !ok {
-		return nil, false, NotFoundError("dataSource", name)
+		return nil, false, 0, NotFoundError("dataSource", name)
 	}
 	v, err := e.View(ctx, name)
 	if err != nil {
-		return nil, false, err
+		return nil, false, 0, err
 	}
-	return append([]columnar.Column(nil), v.Columns...), true, nil
+	base, err := e.Dataset(ctx, v.DataSetName)
+	if err != nil {
+		return nil, false, 0, err
+	}
+	return append([]columnar.Column(nil), v.Columns...), true, base.RowCount, nil
+}
+
+// noDataError is the reference's NoData for a session whose data source
+// has no rows (REFERENCE §6.1, §6.3); errorDetails names the source under
+// dataSetName, the key of NoData in §1.10 and the session's alias of
+// dataSourceName.
+func noDataError(source string) *Error {
+	return &Error{Kind: NoData, Msg: "No data was found in data source " + source,
+		Details: map[string]any{"dataSetName": source}}
 }
 
 // chooseTarget applies the request's targetColumn (which takes the target
