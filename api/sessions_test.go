@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -593,6 +594,55 @@ func TestSessionWithStringsDatesAndMissing(t *testing.T) {
 	wantError(t, "predict a bad date", res, 400, "RequestValidation", "when")
 	res = s.do(t, http.MethodPost, "/v1/models/"+done.ModelID+"/predict", `{"data":[{"when":"2017-03-01","kind":"flat","flag":"maybe","size":"1"}]}`)
 	wantError(t, "predict a bad logical", res, 400, "RequestValidation", "flag")
+}
+
+// TestSessionColumnsReportFeatures: sessions and their models report the
+// effective metadata, so a column without a role shows role feature
+// (REFERENCE §2.1 inference rule 4), text included; the target, timestamp,
+// key and none columns keep their roles, a session override wins, and the
+// dataset itself keeps the role absent.
+func TestSessionColumnsReportFeatures(t *testing.T) {
+	s := newServer(t)
+	var b strings.Builder
+	b.WriteString(`{"columns": {"id": {"role": "key"}, "day": {"dataType": "date", "role": "timestamp"}, "label": {"role": "none"}, "comment": {"dataType": "text"}}, "data": [`)
+	for i := range 60 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"id": %d, "day": %q, "label": "l%d", "comment": "note number %d here", "kind": %q, "x": %d, "z": %d, "y": %d}`,
+			i, time.Date(2017, 1, 1+i, 0, 0, 0, 0, time.UTC).Format(time.DateOnly), i%4, i, []string{"a", "b"}[i%2], i%9, i%5, 2*(i%9)+i%2)
+	}
+	b.WriteString("]}")
+	s.putJSON(t, "mixed", b.String())
+	want := map[string]string{"id": "key", "day": "timestamp", "label": "none", "comment": "feature", "kind": "feature", "x": "feature", "z": "none", "y": "target"}
+	roles := func(cols map[string]columnJSON) map[string]string {
+		out := map[string]string{}
+		for name, c := range cols {
+			out[name] = c.Role
+		}
+		return out
+	}
+	created := s.createSession(t, `{"dataSourceName": "mixed", "targetColumn": "y", "predictionDomain": "regression", "columns": {"z": {"role": "none"}}}`)
+	if got := roles(created.Columns); !maps.Equal(got, want) {
+		t.Errorf("roles in the creation response = %v, want %v", got, want)
+	}
+	done := s.waitSession(t, created.SessionID)
+	if done.Status != "completed" {
+		t.Fatalf("session on mixed = %s %+v, want completed", done.Status, done.Messages)
+	}
+	if got := roles(done.Columns); !maps.Equal(got, want) {
+		t.Errorf("roles in GET /sessions/{id} = %v, want %v", got, want)
+	}
+	m := decode[struct{ Columns map[string]columnJSON }](t, s.do(t, http.MethodGet, "/v1/models/"+done.ModelID, nil))
+	if got := roles(m.Columns); !maps.Equal(got, want) {
+		t.Errorf("roles in GET /models/{id} = %v, want %v", got, want)
+	}
+	d := s.get(t, "mixed", "pageSize=1")
+	for _, name := range []string{"comment", "kind", "x", "z"} {
+		if r := d.Columns[name].Role; r != "" {
+			t.Errorf("dataset column %s role = %q, want none stored (absent)", name, r)
+		}
+	}
 }
 
 func TestListAndDeleteSessionsAndModels(t *testing.T) {

@@ -210,6 +210,7 @@ func (e *Engine) planSession(ctx context.Context, req SessionRequest) (Session, 
 	if i := columnIndex(cols, target); i >= 0 {
 		target = cols[i].Name
 	}
+	fillFeatures(cols)
 	s := Session{
 		Type: req.Type, Domain: domain, DataSourceName: src, TargetColumn: target,
 		Name: req.Name, CallbackURL: req.CallbackURL, Columns: cols, IsEstimate: req.IsEstimate,
@@ -290,6 +291,20 @@ func chooseTarget(cols []columnar.Column, requested string) (string, error) {
 		return t, nil
 	}
 	return "", MetadataError(map[string][]string{"targetColumn": {"A target column is required: name it with targetColumn or give a column the role target."}})
+}
+
+// fillFeatures gives every column without a role the role feature, so
+// that a session (and the model it builds) reports the metadata it runs
+// with: REFERENCE §2.1 inference rule 4 uses every column that is not the
+// target, timestamp, key or none as a feature, and has session responses
+// fill those roles in while datasets keep them absent. Text columns are
+// features too; the session warns that it does not use them yet.
+func fillFeatures(cols []columnar.Column) {
+	for i := range cols {
+		if cols[i].Role == "" {
+			cols[i].Role = columnar.RoleFeature
+		}
+	}
 }
 
 // minModelRows is the fewest rows with a target value a model session
