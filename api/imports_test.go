@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vaticml/vatic/engine"
 	"github.com/vaticml/vatic/ingest/remote"
 )
 
@@ -390,6 +391,29 @@ func TestImportLimits(t *testing.T) {
 			t.Errorf("import within the redirect limit = %+v", done)
 		}
 	})
+}
+
+// TestImportDataSetSizeQuota: an import that would take the account's
+// datasets past -allot-dataset-size fails with the quota's message and
+// writes nothing, like PUT /data.
+func TestImportDataSetSizeQuota(t *testing.T) {
+	f, base := serveFiles(t)
+	f.put("/big.csv", []byte("a,b\n"+strings.Repeat("1,x\n", 100)), "", "")
+	f.put("/small.csv", []byte("a,b\n1,x\n"), "", "")
+	s := newServer(t, withAllotments(engine.Allotments{DataSetSize: 100}))
+	imp := postImport(t, s, "url", map[string]any{"dataSetName": "big", "url": base + "/big.csv"})
+	done := waitImport(t, s, imp.ImportID)
+	if want := "You have 100 bytes of DataSetSize left; this upload needs 400."; done.Status != "failed" || len(done.Messages) == 0 ||
+		!strings.HasPrefix(done.Messages[len(done.Messages)-1].Message, want) {
+		t.Errorf("import past the size allotment = %+v, want failed saying %q", done, want)
+	}
+	if res := s.do(t, "GET", "/v1/data/big", nil); res.status != 404 {
+		t.Errorf("GET big after the refused import = %d, want 404", res.status)
+	}
+	imp = postImport(t, s, "url", map[string]any{"dataSetName": "small", "url": base + "/small.csv"})
+	if done := waitImport(t, s, imp.ImportID); done.Status != "completed" {
+		t.Errorf("import within the size allotment = %+v, want completed", done)
+	}
 }
 
 func TestImportBadRequests(t *testing.T) {

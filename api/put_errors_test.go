@@ -216,3 +216,50 @@ func TestPutDatasetQuota(t *testing.T) {
 	}
 	s.putCSV(t, "c", salesCSV)
 }
+
+// TestPutDatasetSizeQuota: a PUT that would take the account's datasets
+// past -allot-dataset-size (their dataSetSize summed) answers 429
+// QuotaExceeded and writes nothing; one that fits, or adds no bytes,
+// passes.
+func TestPutDatasetSizeQuota(t *testing.T) {
+	t.Parallel()
+	const allotted = 100
+	s := newServer(t, withAllotments(engine.Allotments{DataSetSize: allotted}))
+	a := s.putCSV(t, "a", salesCSV)
+	if a.DataSetSize <= allotted/2 || a.DataSetSize+13 > allotted {
+		t.Fatalf("PUT a dataSetSize = %d, want more than %d and room for one 13-byte row", a.DataSetSize, allotted/2)
+	}
+	res := s.do(t, "PUT", "/v1/data/b", salesCSV, "Content-Type", "text/csv")
+	e := wantError(t, "PUT b past the size allotment", res, 429, "QuotaExceeded", "dataSetSize")
+	if want := fmt.Sprintf("You have %d bytes of DataSetSize left; this upload needs %d.", allotted-a.DataSetSize, a.DataSetSize); !strings.HasPrefix(e.Message, want) {
+		t.Errorf("PUT b past the size allotment message = %q, want it to start %q", e.Message, want)
+	}
+	if got := res.header.Get("Nexosis-Account-DataSetSize-Allotted"); got != fmt.Sprint(allotted) {
+		t.Errorf("PUT b Nexosis-Account-DataSetSize-Allotted = %q, want %d", got, allotted)
+	}
+	wantAccountHeaders(t, "PUT b past the size allotment", res, 1)
+	golden(t, "error_429_dataset_size", res.body)
+	if res := s.do(t, "GET", "/v1/data/b", nil); res.status != 404 {
+		t.Errorf("GET b after 429 = %d, want 404", res.status)
+	}
+	// Adding to a dataset counts as much as creating one; a refused
+	// upsert leaves the dataset as it was.
+	before := s.snapshot(t, "a")
+	res = s.do(t, "PUT", "/v1/data/a", "day,sales\n"+strings.Repeat("2017-02-01,1\n", 3), "Content-Type", "text/csv")
+	wantError(t, "PUT a past the size allotment", res, 429, "QuotaExceeded", "dataSetSize")
+	res = s.do(t, "PUT", "/v1/data/a", `{"data": [{"day": "2017-03-01", "sales": "12345"}, {"day": "2017-03-02", "sales": "12345"}]}`, "Content-Type", "application/json")
+	wantError(t, "PUT a JSON past the size allotment", res, 429, "QuotaExceeded", "dataSetSize")
+	if after := s.snapshot(t, "a"); after != before {
+		t.Errorf("GET a after refused PUTs = %s, want %s", after, before)
+	}
+	// Metadata adds no bytes; a row that fits is accepted.
+	s.putJSON(t, "a", `{"columns": {"sales": {"imputation": "mean"}}}`)
+	if d := s.putCSV(t, "a", "day,sales\n2017-02-01,1\n"); d.RowCount != 6 || d.DataSetSize != a.DataSetSize+13 {
+		t.Errorf("PUT a within the allotment = rowCount %d dataSetSize %d, want 6 and %d", d.RowCount, d.DataSetSize, a.DataSetSize+13)
+	}
+	// Deleting frees the bytes.
+	if res := s.do(t, "DELETE", "/v1/data/a", nil); res.status != 204 {
+		t.Fatalf("DELETE a = %d, want 204", res.status)
+	}
+	s.putCSV(t, "b", salesCSV)
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -389,6 +390,38 @@ func TestSessionBadInput(t *testing.T) {
 	}
 }
 
+// TestSessionOnEmptySource: a session on a data source without rows is a
+// 400 NoData naming the source (REFERENCE §6.1, §6.3), whether the dataset
+// was created with metadata only, emptied by a delete, or is read through
+// a view; a source with too few rows stays a RequestValidation.
+func TestSessionOnEmptySource(t *testing.T) {
+	s := newServer(t)
+	s.putJSON(t, "typed", `{"columns": {"x": {"dataType": "numeric"}, "y": {"dataType": "numeric", "role": "target"}}}`)
+	s.putJSON(t, "untyped", `{"columns": {"x": {}, "y": {"role": "target"}}}`)
+	s.putCSV(t, "emptied", "day,x,y\n2017-01-01,1,2\n2017-01-02,2,4\n")
+	if res := s.do(t, http.MethodDelete, "/v1/data/emptied?startDate=2017-01-01&endDate=2017-01-31", nil); res.status != http.StatusNoContent {
+		t.Fatalf("DELETE emptied rows = %d %s", res.status, res.body)
+	}
+	s.mustPutView(t, "emptyview", `{"dataSetName": "typed"}`)
+	for _, source := range []string{"typed", "untyped", "emptied", "emptyview"} {
+		t.Run(source, func(t *testing.T) {
+			res := s.do(t, http.MethodPost, "/v1/sessions/model", fmt.Sprintf(`{"dataSourceName": %q, "targetColumn": "y", "predictionDomain": "regression"}`, source),
+				"Content-Type", "application/json")
+			e := wantError(t, "session on "+source, res, 400, "NoData", "dataSetName")
+			if e.ErrorDetails["dataSetName"] != source || !strings.Contains(e.Message, source) {
+				t.Errorf("session on %s = %s, want message and errorDetails.dataSetName naming it", source, res.body)
+			}
+			if source == "typed" {
+				golden(t, "session_error_no_data", res.body)
+			}
+		})
+	}
+	res := s.do(t, http.MethodGet, "/v1/sessions?page=0&pageSize=1", nil)
+	if got := res.header.Get("Nexosis-Account-SessionCount-Current"); got != "0" {
+		t.Errorf("refused sessions counted: SessionCount-Current = %s, want 0", got)
+	}
+}
+
 func TestPredictBadInput(t *testing.T) {
 	s := newServer(t)
 	done := s.regression(t, "friedman", 300)
@@ -561,6 +594,55 @@ func TestSessionWithStringsDatesAndMissing(t *testing.T) {
 	wantError(t, "predict a bad date", res, 400, "RequestValidation", "when")
 	res = s.do(t, http.MethodPost, "/v1/models/"+done.ModelID+"/predict", `{"data":[{"when":"2017-03-01","kind":"flat","flag":"maybe","size":"1"}]}`)
 	wantError(t, "predict a bad logical", res, 400, "RequestValidation", "flag")
+}
+
+// TestSessionColumnsReportFeatures: sessions and their models report the
+// effective metadata, so a column without a role shows role feature
+// (REFERENCE §2.1 inference rule 4), text included; the target, timestamp,
+// key and none columns keep their roles, a session override wins, and the
+// dataset itself keeps the role absent.
+func TestSessionColumnsReportFeatures(t *testing.T) {
+	s := newServer(t)
+	var b strings.Builder
+	b.WriteString(`{"columns": {"id": {"role": "key"}, "day": {"dataType": "date", "role": "timestamp"}, "label": {"role": "none"}, "comment": {"dataType": "text"}}, "data": [`)
+	for i := range 60 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"id": %d, "day": %q, "label": "l%d", "comment": "note number %d here", "kind": %q, "x": %d, "z": %d, "y": %d}`,
+			i, time.Date(2017, 1, 1+i, 0, 0, 0, 0, time.UTC).Format(time.DateOnly), i%4, i, []string{"a", "b"}[i%2], i%9, i%5, 2*(i%9)+i%2)
+	}
+	b.WriteString("]}")
+	s.putJSON(t, "mixed", b.String())
+	want := map[string]string{"id": "key", "day": "timestamp", "label": "none", "comment": "feature", "kind": "feature", "x": "feature", "z": "none", "y": "target"}
+	roles := func(cols map[string]columnJSON) map[string]string {
+		out := map[string]string{}
+		for name, c := range cols {
+			out[name] = c.Role
+		}
+		return out
+	}
+	created := s.createSession(t, `{"dataSourceName": "mixed", "targetColumn": "y", "predictionDomain": "regression", "columns": {"z": {"role": "none"}}}`)
+	if got := roles(created.Columns); !maps.Equal(got, want) {
+		t.Errorf("roles in the creation response = %v, want %v", got, want)
+	}
+	done := s.waitSession(t, created.SessionID)
+	if done.Status != "completed" {
+		t.Fatalf("session on mixed = %s %+v, want completed", done.Status, done.Messages)
+	}
+	if got := roles(done.Columns); !maps.Equal(got, want) {
+		t.Errorf("roles in GET /sessions/{id} = %v, want %v", got, want)
+	}
+	m := decode[struct{ Columns map[string]columnJSON }](t, s.do(t, http.MethodGet, "/v1/models/"+done.ModelID, nil))
+	if got := roles(m.Columns); !maps.Equal(got, want) {
+		t.Errorf("roles in GET /models/{id} = %v, want %v", got, want)
+	}
+	d := s.get(t, "mixed", "pageSize=1")
+	for _, name := range []string{"comment", "kind", "x", "z"} {
+		if r := d.Columns[name].Role; r != "" {
+			t.Errorf("dataset column %s role = %q, want none stored (absent)", name, r)
+		}
+	}
 }
 
 func TestListAndDeleteSessionsAndModels(t *testing.T) {

@@ -264,6 +264,16 @@ func (e *Engine) countDatasets(ctx context.Context) (int64, error) {
 	return n, scanOne(rows, &n)
 }
 
+// datasetBytes sums the sizes of every dataset but except.
+func (e *Engine) datasetBytes(ctx context.Context, except string) (int64, error) {
+	var n int64
+	rows, err := e.store.Rows(ctx, `SELECT CAST(coalesce(sum(size_bytes), 0) AS BIGINT) FROM catalog.datasets WHERE lower(name) <> lower(?)`, except)
+	if err != nil {
+		return 0, err
+	}
+	return n, scanOne(rows, &n)
+}
+
 // tableColumns reads the columns of a dataset's table from DuckDB's own
 // catalog, keyed by lower-cased name; empty when the table does not exist.
 func (e *Engine) tableColumns(ctx context.Context, dataset string) (map[string]tableColumn, error) {

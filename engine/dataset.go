@@ -566,6 +566,9 @@ func (p *putPlan) apply(ctx context.Context, rd *ingest.Reader) error {
 		}
 	}
 	d.Size += rd.Bytes()
+	if err := e.checkDataSetSize(ctx, d, rd.Bytes()); err != nil {
+		return err
+	}
 	if p.old.RowCount == 0 && d.RowCount > 0 {
 		if err := p.inferRoles(ctx, &d); err != nil {
 			return err
@@ -573,6 +576,36 @@ func (p *putPlan) apply(ctx context.Context, rd *ingest.Reader) error {
 	}
 	p.d = d
 	return e.saveDataset(ctx, d)
+}
+
+// checkDataSetSize refuses a write that takes the account's datasets past
+// the DataSetSize allotment (429 QuotaExceeded, in the words of the
+// dataset-count quota). It runs inside the write's transaction, after the
+// rows are in, so it measures the bytes actually added (d.Size, as the
+// dataset summary reports it) rather than trusting a Content-Length that
+// gzip, JSON syntax or upserts make approximate; refusing rolls the whole
+// write back. The cost is that a refused body is read in full first; the
+// body limits bound it. A write that adds no bytes (metadata only) always
+// passes, even when a lowered allotment is already exceeded. Two writes to
+// different datasets committing at once may each pass alone and exceed it
+// together by at most one write.
+func (e *Engine) checkDataSetSize(ctx context.Context, d Dataset, added int64) error {
+	limit := e.opts.Allotments.DataSetSize
+	if added <= 0 || limit >= unlimited {
+		return nil
+	}
+	others, err := e.datasetBytes(ctx, d.Name)
+	if err != nil {
+		return err
+	}
+	if others+d.Size <= limit {
+		return nil
+	}
+	current := others + d.Size - added // in use before this write
+	left := max(limit-current, 0)
+	return &Error{Kind: QuotaExceeded,
+		Msg:     fmt.Sprintf("You have %d bytes of DataSetSize left; this upload needs %d. %d of %d bytes are in use.", left, added, current, limit),
+		Details: map[string]any{"dataSetSize": map[string]int64{"allotted": limit, "current": current}}}
 }
 
 func columnWithRole(cols []columnar.Column, r columnar.Role) string {

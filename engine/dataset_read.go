@@ -211,8 +211,9 @@ type DeleteQuery struct {
 
 // DeleteDataset removes a dataset, or only the rows in a date range (the
 // dataset stays, even when emptied). Dependents named by Cascade are
-// removed with it (see cascade). Without cascade, views stay and reading
-// them answers 404 naming the dataset; sessions and models stay too.
+// removed with it (see cascade; the date range narrows which). Without
+// cascade, views stay and reading them answers 404 naming the dataset;
+// sessions and models stay too.
 func (e *Engine) DeleteDataset(ctx context.Context, name string, q DeleteQuery) error {
 	if err := checkRange(q.Start, q.End); err != nil {
 		return err
@@ -225,7 +226,7 @@ func (e *Engine) DeleteDataset(ctx context.Context, name string, q DeleteQuery) 
 	}
 	if q.Start == nil && q.End == nil {
 		return e.store.Tx(ctx, func(ctx context.Context) error {
-			if err := e.cascade(ctx, d.Name, q.Cascade); err != nil {
+			if err := e.cascade(ctx, d.Name, q.Cascade, nil, nil); err != nil {
 				return err
 			}
 			drop, err := view.Drop(d.Name)
@@ -247,6 +248,11 @@ func (e *Engine) DeleteDataset(ctx context.Context, name string, q DeleteQuery) 
 		return Validation(field, "Rows can be removed by date only from a dataset with a timestamp column")
 	}
 	return e.store.Tx(ctx, func(ctx context.Context) error {
+		// Dependents go whether or not any row falls in the range: the
+		// range selects them by their own dates, not by the rows.
+		if err := e.cascade(ctx, d.Name, q.Cascade, q.Start, q.End); err != nil {
+			return err
+		}
 		tcols, err := e.tableColumns(ctx, d.Name)
 		if err != nil || len(tcols) == 0 {
 			return err
@@ -271,22 +277,45 @@ func (e *Engine) DeleteDataset(ctx context.Context, name string, q DeleteQuery) 
 	})
 }
 
-// cascade removes a data source's dependents named by c: views that read
-// it (a dataset's), sessions run on it (session or forecast), and models
-// built on it.
-func (e *Engine) cascade(ctx context.Context, source string, c Cascade) error {
-	if c&CascadeViews != 0 {
+// cascade removes a data source's dependents named by c (REFERENCE §3.4):
+//
+//   - session: every session run on it;
+//   - forecast: its forecast and impact sessions only (the seed names
+//     forecasts; impact sessions are time-series sessions of the same kind,
+//     as the reference suggests); model sessions stay;
+//   - model: the models built on it and the sessions that built them (the
+//     original made those sessions disappear with cascade=model);
+//   - view: the views that read it (a dataset's).
+//
+// A date range (start, end; either may be nil, both nil means none) comes
+// from a delete of some rows only. The reference defines it for sessions:
+// only sessions requested within [start, end] go, and that applies to the
+// forecast cascade too. It is silent on the rest, so: models go when they
+// were created within the range (their own date, as DELETE /models filters
+// them), each with the session that built it whatever its date; views
+// stay, since the dataset they read stays (rows are not dependents of a
+// view).
+func (e *Engine) cascade(ctx context.Context, source string, c Cascade, start, end *time.Time) error {
+	ranged := start != nil || end != nil
+	if c&CascadeViews != 0 && !ranged {
 		if err := e.dropViewsOf(ctx, source); err != nil {
 			return err
 		}
 	}
-	if c&(CascadeSessions|CascadeForecasts) != 0 {
-		if err := e.sessionsOf(ctx, source); err != nil {
+	switch {
+	case c&CascadeSessions != 0:
+		if err := e.removeSessionsWhere(ctx, sessionFilter{DataSource: source, After: start, Before: end}); err != nil {
 			return err
+		}
+	case c&CascadeForecasts != 0:
+		for _, t := range []SessionType{SessionForecast, SessionImpact} {
+			if err := e.removeSessionsWhere(ctx, sessionFilter{DataSource: source, Type: string(t), After: start, Before: end}); err != nil {
+				return err
+			}
 		}
 	}
 	if c&CascadeModels != 0 {
-		if err := e.modelsOf(ctx, source); err != nil {
+		if err := e.modelsOf(ctx, modelFilter{DataSource: source, After: start, Before: end}); err != nil {
 			return err
 		}
 	}

@@ -51,8 +51,8 @@ type Options struct {
 	// none.
 	Notifier Notifier
 	// Allotments are the account quotas reported in the Nexosis-Account-*
-	// headers and enforced where the reference says so; zero fields default
-	// to math.MaxInt32, the original service's "unlimited".
+	// headers and enforced (429 QuotaExceeded); zero fields default to
+	// math.MaxInt32, the original service's "unlimited".
 	Allotments Allotments
 }
 
@@ -61,8 +61,16 @@ type Allotments struct {
 	DataSets    int64 // datasets that may exist at once
 	Predictions int64 // rows predicted per cycle
 	Sessions    int64 // sessions requested per cycle
-	DataSetSize int64 // bytes of one dataset
+	// DataSetSize is the bytes all datasets may hold together: the sum of
+	// their Size (dataSetSize), checked after each write (see
+	// checkDataSetSize). math.MaxInt32, the default, means unlimited and is
+	// not enforced: as bytes it would be a real 2 GiB cap, below the import
+	// limit.
+	DataSetSize int64
 }
+
+// unlimited is the allotment the original service sent for "no limit".
+const unlimited = math.MaxInt32
 
 func (o Options) withDefaults() Options {
 	if o.Logger == nil {
@@ -100,7 +108,7 @@ func (o Options) withDefaults() Options {
 	}
 	for _, p := range []*int64{&o.Allotments.DataSets, &o.Allotments.Predictions, &o.Allotments.Sessions, &o.Allotments.DataSetSize} {
 		if *p <= 0 {
-			*p = math.MaxInt32
+			*p = unlimited
 		}
 	}
 	return o

@@ -115,26 +115,38 @@ func (e *Engine) DeleteModels(ctx context.Context, q ModelQuery) error {
 	if err != nil {
 		return err
 	}
-	return e.deleteModels(ctx, f)
+	_, err = e.deleteModels(ctx, f)
+	return err
 }
 
-// modelsOf removes the models built on a data source (cascade=model).
-func (e *Engine) modelsOf(ctx context.Context, source string) error {
-	return e.deleteModels(ctx, modelFilter{DataSource: source})
-}
-
-// deleteModels removes the models matching f.
-func (e *Engine) deleteModels(ctx context.Context, f modelFilter) error {
-	ms, _, err := e.listModels(ctx, f)
+// modelsOf removes the models matching f and the sessions that built them
+// (cascade=model: REFERENCE §3.4 observed those sessions disappear too).
+// A session already gone is skipped.
+func (e *Engine) modelsOf(ctx context.Context, f modelFilter) error {
+	ms, err := e.deleteModels(ctx, f)
 	if err != nil {
 		return err
+	}
+	for _, m := range ms {
+		if err := e.removeSessionsWhere(ctx, sessionFilter{ID: m.SessionID, Limit: 1}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteModels removes the models matching f and returns them.
+func (e *Engine) deleteModels(ctx context.Context, f modelFilter) ([]Model, error) {
+	ms, _, err := e.listModels(ctx, f)
+	if err != nil {
+		return nil, err
 	}
 	ids := make([]string, len(ms))
 	for i, m := range ms {
 		ids[i] = m.ID
 		e.models.forget(m.ID)
 	}
-	return e.deleteModelRows(ctx, ids)
+	return ms, e.deleteModelRows(ctx, ids)
 }
 
 // modelCache keeps decoded models, so predict does not decode the bytes

@@ -190,9 +190,14 @@ func (e *Engine) planSession(ctx context.Context, req SessionRequest) (Session, 
 	if err := validSpecs(req.Columns); err != nil {
 		return Session{}, sessionRecord{}, err
 	}
-	cols, isView, err := e.sourceColumns(ctx, req.DataSourceName)
+	cols, isView, rows, err := e.sourceColumns(ctx, req.DataSourceName)
 	if err != nil {
 		return Session{}, sessionRecord{}, err
+	}
+	if rows == 0 {
+		// Before any check of the metadata: the column types of a source
+		// without rows may not even be known yet.
+		return Session{}, sessionRecord{}, noDataError(req.DataSourceName)
 	}
 	if err := applyOverrides(cols, req.Columns, "session's data source"); err != nil {
 		return Session{}, sessionRecord{}, err
@@ -205,6 +210,7 @@ func (e *Engine) planSession(ctx context.Context, req SessionRequest) (Session, 
 	if i := columnIndex(cols, target); i >= 0 {
 		target = cols[i].Name
 	}
+	fillFeatures(cols)
 	s := Session{
 		Type: req.Type, Domain: domain, DataSourceName: src, TargetColumn: target,
 		Name: req.Name, CallbackURL: req.CallbackURL, Columns: cols, IsEstimate: req.IsEstimate,
@@ -229,25 +235,40 @@ func validationErr(details map[string][]string) *Error {
 }
 
 // sourceColumns resolves a data source: a dataset, else a view of that
-// name (REFERENCE §6: dataSourceName names either).
-func (e *Engine) sourceColumns(ctx context.Context, name string) ([]columnar.Column, bool, error) {
+// name (REFERENCE §6: dataSourceName names either). rows is how many rows
+// it has: a view has its base dataset's, since joins never add or remove
+// base rows.
+func (e *Engine) sourceColumns(ctx context.Context, name string) (cols []columnar.Column, isView bool, rows int64, err error) {
 	d, ok, err := e.loadDataset(ctx, name)
 	if err != nil {
-		return nil, false, err
+		return nil, false, 0, err
 	}
 	if ok {
-		return append([]columnar.Column(nil), d.Columns...), false, nil
+		return append([]columnar.Column(nil), d.Columns...), false, d.RowCount, nil
 	}
 	if _, ok, err := e.loadView(ctx, name); err != nil {
-		return nil, false, err
+		return nil, false, 0, err
 	} else if !ok {
-		return nil, false, NotFoundError("dataSource", name)
+		return nil, false, 0, NotFoundError("dataSource", name)
 	}
 	v, err := e.View(ctx, name)
 	if err != nil {
-		return nil, false, err
+		return nil, false, 0, err
 	}
-	return append([]columnar.Column(nil), v.Columns...), true, nil
+	base, err := e.Dataset(ctx, v.DataSetName)
+	if err != nil {
+		return nil, false, 0, err
+	}
+	return append([]columnar.Column(nil), v.Columns...), true, base.RowCount, nil
+}
+
+// noDataError is the reference's NoData for a session whose data source
+// has no rows (REFERENCE §6.1, §6.3); errorDetails names the source under
+// dataSetName, the key of NoData in §1.10 and the session's alias of
+// dataSourceName.
+func noDataError(source string) *Error {
+	return &Error{Kind: NoData, Msg: "No data was found in data source " + source,
+		Details: map[string]any{"dataSetName": source}}
 }
 
 // chooseTarget applies the request's targetColumn (which takes the target
@@ -270,6 +291,20 @@ func chooseTarget(cols []columnar.Column, requested string) (string, error) {
 		return t, nil
 	}
 	return "", MetadataError(map[string][]string{"targetColumn": {"A target column is required: name it with targetColumn or give a column the role target."}})
+}
+
+// fillFeatures gives every column without a role the role feature, so
+// that a session (and the model it builds) reports the metadata it runs
+// with: REFERENCE §2.1 inference rule 4 uses every column that is not the
+// target, timestamp, key or none as a feature, and has session responses
+// fill those roles in while datasets keep them absent. Text columns are
+// features too; the session warns that it does not use them yet.
+func fillFeatures(cols []columnar.Column) {
+	for i := range cols {
+		if cols[i].Role == "" {
+			cols[i].Role = columnar.RoleFeature
+		}
+	}
 }
 
 // minModelRows is the fewest rows with a target value a model session
@@ -450,10 +485,10 @@ func (e *Engine) removeSessions(ctx context.Context, ss []Session) error {
 	return nil
 }
 
-// sessionsOf removes the sessions on a data source (dataset or view
-// delete with cascade=session).
-func (e *Engine) sessionsOf(ctx context.Context, source string) error {
-	ss, _, err := e.listSessions(ctx, sessionFilter{DataSource: source})
+// removeSessionsWhere removes the sessions matching f (a dataset or view
+// delete's cascade).
+func (e *Engine) removeSessionsWhere(ctx context.Context, f sessionFilter) error {
+	ss, _, err := e.listSessions(ctx, f)
 	if err != nil {
 		return err
 	}

@@ -736,7 +736,7 @@ func (e *Engine) DeleteView(ctx context.Context, name string, c Cascade) error {
 	unlock := e.lock("view " + stored.Name)
 	defer unlock()
 	return e.store.Tx(ctx, func(ctx context.Context) error {
-		if err := e.cascade(ctx, stored.Name, c&^CascadeViews); err != nil {
+		if err := e.cascade(ctx, stored.Name, c&^CascadeViews, nil, nil); err != nil {
 			return err
 		}
 		return e.dropView(ctx, stored.Name)
