@@ -591,7 +591,7 @@ func (p *putPlan) apply(ctx context.Context, rd *ingest.Reader) error {
 // together by at most one write.
 func (e *Engine) checkDataSetSize(ctx context.Context, d Dataset, added int64) error {
 	limit := e.opts.Allotments.DataSetSize
-	if added <= 0 || limit >= unlimited {
+	if added <= 0 || limit == unlimited {
 		return nil
 	}
 	others, err := e.datasetBytes(ctx, d.Name)
