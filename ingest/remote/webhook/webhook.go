@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -33,10 +34,12 @@ type Options struct {
 	// Backoff (default 1 s) between them.
 	Attempts int
 	Backoff  time.Duration
-	// Queue is how many deliveries may wait (default 1024); more are
-	// dropped and logged.
+	// Queue is how many deliveries may wait (default 1024), shared evenly
+	// among the workers; more are dropped and logged.
 	Queue int
-	// Workers send deliveries concurrently (default 4).
+	// Workers send deliveries concurrently (default 4). The deliveries of
+	// one session always go to the same worker, so its callbacks arrive in
+	// the order of its status changes.
 	Workers int
 }
 
@@ -44,7 +47,7 @@ type Options struct {
 type Sender struct {
 	opts   Options
 	client *http.Client
-	queue  chan delivery
+	queues []chan delivery // one per worker
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -81,15 +84,18 @@ func New(c *remote.Client, opts Options) *Sender {
 	if opts.Workers <= 0 {
 		opts.Workers = 4
 	}
-	s := &Sender{opts: opts, queue: make(chan delivery, opts.Queue)}
+	s := &Sender{opts: opts, queues: make([]chan delivery, opts.Workers)}
+	for i := range s.queues {
+		s.queues[i] = make(chan delivery, max(opts.Queue/opts.Workers, 1))
+	}
 	s.client = &http.Client{
 		Transport:     c.Transport(),
 		Timeout:       opts.Timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	for range opts.Workers {
-		s.wg.Go(s.work)
+	for _, q := range s.queues {
+		s.wg.Go(func() { s.work(q) })
 	}
 	return s
 }
@@ -109,8 +115,10 @@ func (s *Sender) Notify(sess engine.Session) {
 	if s.done {
 		return
 	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(sess.ID))
 	select {
-	case s.queue <- delivery{url: sess.CallbackURL, token: sess.WebhookToken, body: body}:
+	case s.queues[h.Sum32()%uint32(len(s.queues))] <- delivery{url: sess.CallbackURL, token: sess.WebhookToken, body: body}:
 	default:
 		s.opts.Logger.Warn("webhook queue full; delivery dropped", engine.LogSessionID, sess.ID)
 	}
@@ -122,15 +130,17 @@ func (s *Sender) Close() {
 	s.closed.Do(func() {
 		s.mu.Lock()
 		s.done = true
-		close(s.queue)
+		for _, q := range s.queues {
+			close(q)
+		}
 		s.mu.Unlock()
 		s.cancel()
 		s.wg.Wait()
 	})
 }
 
-func (s *Sender) work() {
-	for d := range s.queue {
+func (s *Sender) work(queue <-chan delivery) {
+	for d := range queue {
 		if err := s.deliver(d); err != nil && s.ctx.Err() == nil {
 			s.opts.Logger.Warn("webhook delivery failed", "url", remote.Redact(d.url), engine.LogErr, err)
 		}

@@ -1,8 +1,11 @@
 package webhook_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -78,5 +81,54 @@ func TestDelivered(t *testing.T) {
 		}
 	default:
 		t.Errorf("no delivery")
+	}
+}
+
+// One session's callbacks arrive in the order of its status changes, even
+// when the receiver is slow and other sessions' deliveries run meanwhile.
+func TestOneSessionInOrder(t *testing.T) {
+	var mu sync.Mutex
+	got := map[string][]string{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct{ SessionID, Status string }
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		if body.Status == "requested" {
+			time.Sleep(50 * time.Millisecond) // a first delivery slower than the next ones
+		}
+		mu.Lock()
+		got[body.SessionID] = append(got[body.SessionID], body.Status)
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	c := remote.New(remote.Options{AllowPrivate: true})
+	t.Cleanup(c.Close)
+	s := webhook.New(c, webhook.Options{Workers: 4, Render: func(s engine.Session) ([]byte, error) {
+		return json.Marshal(map[string]string{"sessionId": s.ID, "status": string(s.Status)})
+	}})
+	statuses := []engine.Status{"requested", "started", "cancellationPending", "cancelled"}
+	for _, st := range statuses {
+		for i := range 2 {
+			s.Notify(engine.Session{ID: fmt.Sprint("s", i), CallbackURL: srv.URL, Status: st})
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		n := 0
+		for _, v := range got {
+			n += len(v)
+		}
+		mu.Unlock()
+		if n == 2*len(statuses) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.Close()
+	for i := range 2 {
+		id := fmt.Sprint("s", i)
+		if g := fmt.Sprint(got[id]); g != fmt.Sprint(statuses) {
+			t.Errorf("%s callbacks = %s, want %v", id, g, statuses)
+		}
 	}
 }
