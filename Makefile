@@ -2,12 +2,12 @@
 # the Arrow interface of duckdb-go is opt-in through the duckdb_arrow tag.
 TAGS      ?= duckdb_arrow
 TEST_TAGS ?= $(TAGS) assert
-PURE      := ./ingest/... ./stats/... ./engine/view/... ./columnar ./bench/...
+PURE      := ./ingest/... ./stats/... ./engine/sqlgen/... ./engine/calendar/... ./columnar/... ./bench/...
 # Packages that link DuckDB: `make test` runs them a second time built
 # without the duckdb_arrow tag, as `go build ./cmd/vatic` and `go install`
 # build them, so both write paths pass the Store conformance suite and the
 # end-to-end session tests.
-DUCK      := ./columnar/duckstore ./engine/... ./api/... ./cmd/...
+DUCK      := ./duckstore ./engine/... ./api/... ./cmd/...
 FUZZTIME  ?= 30s
 
 .PHONY: build run test test-tagged test-plain test-race test-pure bench fuzz lint tidy-check
@@ -45,7 +45,7 @@ fuzz:
 	go test -run '^$$' -fuzz '^FuzzParseTime$$' -fuzztime $(FUZZTIME) ./columnar
 	go test -run '^$$' -fuzz '^FuzzQuoteIdent$$' -fuzztime $(FUZZTIME) ./columnar
 	go test -run '^$$' -fuzz '^FuzzParseNumber$$' -fuzztime $(FUZZTIME) ./ingest
-	go test -run '^$$' -fuzz '^FuzzAzureConnectionString$$' -fuzztime $(FUZZTIME) ./ingest/remote
+	go test -run '^$$' -fuzz '^FuzzAzureConnectionString$$' -fuzztime $(FUZZTIME) ./remote
 	go test -run '^$$' -fuzz '^FuzzParseICal$$' -fuzztime $(FUZZTIME) ./engine/calendar
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzParams$$' -fuzztime $(FUZZTIME) ./api
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzImportRequest$$' -fuzztime $(FUZZTIME) ./api

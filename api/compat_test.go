@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/vaticml/vatic/api"
-	"github.com/vaticml/vatic/ingest/remote"
-	"github.com/vaticml/vatic/ingest/remote/remotetest"
+	"github.com/vaticml/vatic/remote"
+	"github.com/vaticml/vatic/remote/remotetest"
 )
 
 // fieldsOf decodes a JSON object into its raw fields, to tell an absent

@@ -16,11 +16,10 @@ import (
 	"time"
 
 	"github.com/vaticml/vatic/api"
-	"github.com/vaticml/vatic/columnar/duckstore"
+	"github.com/vaticml/vatic/duckstore"
 	"github.com/vaticml/vatic/engine"
-	"github.com/vaticml/vatic/ingest/remote"
-	"github.com/vaticml/vatic/ingest/remote/fetch"
-	"github.com/vaticml/vatic/ingest/remote/webhook"
+	"github.com/vaticml/vatic/remote"
+	"github.com/vaticml/vatic/webhook"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -87,13 +86,13 @@ func newServer(t testing.TB, opts ...option) *testServer {
 	var base atomic.Pointer[string]
 	unknown := "http://127.0.0.1:0/v1"
 	base.Store(&unknown)
-	hooks := webhook.New(sources, webhook.Options{Backoff: 10 * time.Millisecond, Render: func(s engine.Session) ([]byte, error) {
+	hooks := webhook.New(sources.Transport(), webhook.Options{Backoff: 10 * time.Millisecond, Render: func(s engine.Session) ([]byte, error) {
 		return api.SessionJSON(*base.Load(), s, o.compat)
 	}})
 	t.Cleanup(hooks.Close)
 	eng, err := engine.New(ctx, store, engine.Options{
 		Clock: o.clock, Allotments: o.allotments, BatchRows: o.batchRows, MaxDecodedBytes: o.maxBodyBytes,
-		Fetcher: fetch.New(sources), ImportTimeout: o.importTime, ImportMaxBytes: o.importMax,
+		Fetcher: remote.NewFetcher(sources), ImportTimeout: o.importTime, ImportMaxBytes: o.importMax,
 		Notifier: hooks, SessionTimeout: o.sessionTime,
 	})
 	if err != nil {

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vaticml/vatic/ingest/remote"
-	"github.com/vaticml/vatic/ingest/remote/remotetest"
+	"github.com/vaticml/vatic/remote"
+	"github.com/vaticml/vatic/remote/remotetest"
 )
 
 // S3 imports through the router against an S3-protocol server on

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/vaticml/vatic/engine"
-	"github.com/vaticml/vatic/ingest/remote"
+	"github.com/vaticml/vatic/remote"
 )
 
 // importJSON is an import object as the API answers it.

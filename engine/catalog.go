@@ -18,7 +18,7 @@ import (
 )
 
 // This file holds the SQL of the engine's own tables (schema catalog); user
-// data SQL lives in engine/view.
+// data SQL lives in engine/sqlgen.
 
 //go:embed migrations/*.sql
 var migrationFiles embed.FS

@@ -28,7 +28,7 @@ func (e *Engine) insertImport(ctx context.Context, imp Import, spec ImportSpec) 
 	}
 	if _, err := e.store.Exec(ctx, `INSERT INTO catalog.imports VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)`,
 		imp.ID, string(imp.Kind), imp.DataSetName, string(imp.Status), ct, string(params), string(cols),
-		!spec.Secrets.empty() || redactURL(spec.URL) != spec.URL, imp.Requested, imp.StatusDate); err != nil {
+		!spec.Secrets.empty() || RedactURL(spec.URL) != spec.URL, imp.Requested, imp.StatusDate); err != nil {
 		return fmt.Errorf("insert import: %w", err)
 	}
 	return e.addImportStatus(ctx, imp.ID, imp.Requested, imp.Status)

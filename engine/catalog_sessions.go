@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/vaticml/vatic/columnar"
-	"github.com/vaticml/vatic/engine/view"
+	"github.com/vaticml/vatic/engine/sqlgen"
 )
 
 // This file holds the SQL of the session tables of the catalog.
@@ -129,8 +129,8 @@ func (e *Engine) purgeSession(ctx context.Context, id string) error {
 
 // dropResults drops a session's tables in schema results.
 func (e *Engine) dropResults(ctx context.Context, id string) error {
-	for _, t := range []string{view.SnapshotTable(id), view.PredictionsTable(id)} {
-		q, err := view.DropResults(t)
+	for _, t := range []string{sqlgen.SnapshotTable(id), sqlgen.PredictionsTable(id)} {
+		q, err := sqlgen.DropResults(t)
 		if err != nil {
 			return err
 		}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/vaticml/vatic/columnar"
 	"github.com/vaticml/vatic/engine/calendar"
-	"github.com/vaticml/vatic/engine/view"
+	"github.com/vaticml/vatic/engine/sqlgen"
 )
 
 // This file holds the SQL of the view tables of the catalog.
@@ -96,7 +96,7 @@ func (e *Engine) saveView(ctx context.Context, v View) error {
 			return err
 		}
 	}
-	ddl, err := view.CreateView(v.Name, v.sql)
+	ddl, err := sqlgen.CreateView(v.Name, v.sql)
 	if err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func (e *Engine) storedCalendarEvents(ctx context.Context, table string) ([]cale
 
 // timeBounds returns the earliest and latest values of a dataset column.
 func (e *Engine) timeBounds(ctx context.Context, dataset, column string) (time.Time, time.Time, error) {
-	q, err := view.Bounds(dataset, column)
+	q, err := sqlgen.Bounds(dataset, column)
 	if err != nil {
 		return time.Time{}, time.Time{}, err
 	}
@@ -192,7 +192,7 @@ func (e *Engine) dropView(ctx context.Context, name string) error {
 	if err := e.dropViewCalendars(ctx, name); err != nil {
 		return err
 	}
-	ddl, err := view.DropView(name)
+	ddl, err := sqlgen.DropView(name)
 	if err != nil {
 		return err
 	}
@@ -251,14 +251,14 @@ func (e *Engine) ensureCalendar(ctx context.Context, c calendarUse) error {
 	if err := scanOne(rows, &n); err != nil || n > 0 {
 		return err
 	}
-	if _, err := e.store.Exec(ctx, view.CalendarTable(c.table)); err != nil {
+	if _, err := e.store.Exec(ctx, sqlgen.CalendarTable(c.table)); err != nil {
 		return fmt.Errorf("create calendar %s: %w", c.canonical, err)
 	}
 	events, err := json.Marshal(c.events)
 	if err != nil {
 		return err
 	}
-	if _, err := e.store.Exec(ctx, view.FillCalendar(c.table), string(events)); err != nil {
+	if _, err := e.store.Exec(ctx, sqlgen.FillCalendar(c.table), string(events)); err != nil {
 		return fmt.Errorf("fill calendar %s: %w", c.canonical, err)
 	}
 	return nil

@@ -15,7 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/vaticml/vatic/columnar"
-	"github.com/vaticml/vatic/engine/view"
+	"github.com/vaticml/vatic/engine/sqlgen"
 	"github.com/vaticml/vatic/ingest"
 )
 
@@ -439,7 +439,7 @@ func (p *putPlan) validate() error {
 // new dataset and saves the catalog entry.
 func (p *putPlan) apply(ctx context.Context, rd *ingest.Reader) error {
 	e := p.e
-	table, err := view.Table(p.old.Name)
+	table, err := sqlgen.Table(p.old.Name)
 	if err != nil {
 		return Validation("dataSetName", "Value for dataSetName is not a valid name")
 	}
@@ -501,14 +501,14 @@ func (p *putPlan) apply(ctx context.Context, rd *ingest.Reader) error {
 		} else if err := p.ensureColumns(ctx, table, rd.Schema()); err != nil {
 			return err
 		}
-		del, err := view.ReplaceMatching(p.old.Name, p.stage, match)
+		del, err := sqlgen.ReplaceMatching(p.old.Name, p.stage, match)
 		if err != nil {
 			return err
 		}
 		if _, err := e.store.Exec(ctx, del); err != nil {
 			return fmt.Errorf("replace rows of %s: %w", table, err)
 		}
-		ins, err := view.InsertFrom(p.old.Name, p.stage)
+		ins, err := sqlgen.InsertFrom(p.old.Name, p.stage)
 		if err != nil {
 			return err
 		}
@@ -553,7 +553,7 @@ func (p *putPlan) apply(ctx context.Context, rd *ingest.Reader) error {
 	}
 	d.Modified = now
 	if len(p.tableCols) > 0 || created[table] {
-		q, args, err := view.Count(d.Name, view.Range{})
+		q, args, err := sqlgen.Count(d.Name, sqlgen.Range{})
 		if err != nil {
 			return err
 		}
@@ -666,9 +666,9 @@ func (p *putPlan) ensureColumns(ctx context.Context, table string, schema *arrow
 		var err error
 		switch {
 		case !ok:
-			q, err = view.AddColumn(table, f.Name, want)
+			q, err = sqlgen.AddColumn(table, f.Name, want)
 		case have.Type != want.Storage():
-			q, err = view.ConvertColumn(table, have.Name, have.Type, want)
+			q, err = sqlgen.ConvertColumn(table, have.Name, have.Type, want)
 		default:
 			continue
 		}
@@ -720,7 +720,7 @@ func (p *putPlan) inferRoles(ctx context.Context, d *Dataset) error {
 			// storage for a distinct count over the whole column.
 			d.Columns[dates[0]].Role = columnar.RoleTimestamp
 		} else if len(dates) == 1 {
-			q, err := view.IsUnique(d.Name, d.Columns[dates[0]].Name)
+			q, err := sqlgen.IsUnique(d.Name, d.Columns[dates[0]].Name)
 			if err != nil {
 				return err
 			}

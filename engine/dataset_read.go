@@ -10,7 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/vaticml/vatic/columnar"
-	"github.com/vaticml/vatic/engine/view"
+	"github.com/vaticml/vatic/engine/sqlgen"
 )
 
 // ListQuery selects a page of datasets.
@@ -114,13 +114,13 @@ func (e *Engine) ReadRows(ctx context.Context, name string, q RowsQuery) (*Rows,
 		return out, nil
 	}
 	ts := d.ColumnWithRole(columnar.RoleTimestamp)
-	rng := view.Range{Column: ts, Start: q.Start, End: q.End}
+	rng := sqlgen.Range{Column: ts, Start: q.Start, End: q.End}
 	if !q.SkipTotal {
 		if out.Total, err = e.countRows(ctx, d.Name, rng); err != nil {
 			return nil, err
 		}
 	}
-	sel := view.Select{Dataset: d.Name, Columns: names, Range: rng, OrderBy: ts, Limit: q.PageSize, Offset: q.Page * q.PageSize}
+	sel := sqlgen.Select{Dataset: d.Name, Columns: names, Range: rng, OrderBy: ts, Limit: q.PageSize, Offset: q.Page * q.PageSize}
 	sq, args, err := sel.SQL()
 	if err != nil {
 		return nil, err
@@ -132,8 +132,8 @@ func (e *Engine) ReadRows(ctx context.Context, name string, q RowsQuery) (*Rows,
 }
 
 // countRows counts a dataset's rows within a date range.
-func (e *Engine) countRows(ctx context.Context, dataset string, rng view.Range) (int64, error) {
-	q, args, err := view.Count(dataset, rng)
+func (e *Engine) countRows(ctx context.Context, dataset string, rng sqlgen.Range) (int64, error) {
+	q, args, err := sqlgen.Count(dataset, rng)
 	if err != nil {
 		return 0, err
 	}
@@ -229,7 +229,7 @@ func (e *Engine) DeleteDataset(ctx context.Context, name string, q DeleteQuery) 
 			if err := e.cascade(ctx, d.Name, q.Cascade, nil, nil); err != nil {
 				return err
 			}
-			drop, err := view.Drop(d.Name)
+			drop, err := sqlgen.Drop(d.Name)
 			if err != nil {
 				return err
 			}
@@ -257,7 +257,7 @@ func (e *Engine) DeleteDataset(ctx context.Context, name string, q DeleteQuery) 
 		if err != nil || len(tcols) == 0 {
 			return err
 		}
-		del, args, err := view.DeleteRange(d.Name, view.Range{Column: ts, Start: q.Start, End: q.End})
+		del, args, err := sqlgen.DeleteRange(d.Name, sqlgen.Range{Column: ts, Start: q.Start, End: q.End})
 		if err != nil {
 			return err
 		}

@@ -5,5 +5,5 @@
 // Store it needs and classifies every error into a Kind at its boundary.
 //
 // engine never imports net/http or duckdb-go; SQL over the engine's own
-// tables lives in catalog.go and SQL over user data in engine/view.
+// tables lives in catalog.go and SQL over user data in engine/sqlgen.
 package engine

@@ -138,7 +138,7 @@ func (e *Engine) CreateImport(ctx context.Context, spec ImportSpec) (Import, err
 		History: []StatusChange{{Date: now, Status: StatusRequested}}, Messages: []Message{},
 		Supplied: spec.Columns,
 	}
-	if spec.Kind == ImportURL && redactURL(spec.URL) != spec.URL {
+	if spec.Kind == ImportURL && RedactURL(spec.URL) != spec.URL {
 		spec.Secrets.URL = spec.URL
 	}
 	if !spec.Secrets.empty() {
@@ -231,7 +231,7 @@ func importParams(s ImportSpec) []Param {
 	str := func(v string) *string { return &v }
 	switch s.Kind {
 	case ImportURL:
-		return []Param{{"url", str(redactURL(s.URL))}}
+		return []Param{{"url", str(RedactURL(s.URL))}}
 	case ImportObjectStore:
 		var region *string
 		if s.Region != "" {
@@ -244,9 +244,11 @@ func importParams(s ImportSpec) []Param {
 	return nil
 }
 
-// redactURL drops user-info, query and fragment: they may hold credentials
-// or signatures.
-func redactURL(raw string) string {
+// RedactURL drops a URL's user-info, query and fragment, which may hold
+// credentials or signatures: the one rule for every URL Vatic stores, shows
+// or logs (imports, calendars, webhooks). It cuts the text rather than
+// parsing it, so it also redacts a URL that does not parse.
+func RedactURL(raw string) string {
 	s := raw
 	if i := strings.IndexAny(s, "?#"); i >= 0 {
 		s = s[:i]

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/vaticml/vatic/columnar"
-	"github.com/vaticml/vatic/engine/view"
+	"github.com/vaticml/vatic/engine/sqlgen"
 )
 
 // Model is a saved model as the API shows it (REFERENCE §2.7).
@@ -487,9 +487,9 @@ func valueString(v any) string {
 }
 
 func countValuesSQL(source string, isView bool, column string) (string, error) {
-	schema := view.DataSchema
+	schema := sqlgen.DataSchema
 	if isView {
-		schema = view.ViewSchema
+		schema = sqlgen.ViewSchema
 	}
-	return view.CountValues(schema, source, column)
+	return sqlgen.CountValues(schema, source, column)
 }

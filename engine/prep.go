@@ -14,7 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/vaticml/vatic/columnar"
-	"github.com/vaticml/vatic/engine/view"
+	"github.com/vaticml/vatic/engine/sqlgen"
 )
 
 // This file turns a session's rows into the numeric matrix the algorithms
@@ -375,7 +375,7 @@ func (e *Engine) readSnapshot(ctx context.Context, session string, cols []column
 	for i, c := range cols {
 		names[i] = c.Name
 	}
-	q, err := view.ReadSnapshot(view.SnapshotTable(session), names)
+	q, err := sqlgen.ReadSnapshot(sqlgen.SnapshotTable(session), names)
 	if err != nil {
 		return nil, err
 	}

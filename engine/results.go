@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/vaticml/vatic/columnar"
-	"github.com/vaticml/vatic/engine/view"
+	"github.com/vaticml/vatic/engine/sqlgen"
 )
 
 // Page selects a page of result rows; PageSize 0 means every row.
@@ -136,7 +136,7 @@ func (e *Engine) testRows(ctx context.Context, s Session, contestant string, p P
 		}
 	}
 	out := &Rows{Columns: append(cols, target, columnar.Column{Name: target.Name + ":actual", DataType: target.DataType, Role: columnar.RoleNone})}
-	q, args, err := view.CountTestRows(s.ID, contestant)
+	q, args, err := sqlgen.CountTestRows(s.ID, contestant)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ func (e *Engine) testRows(ctx context.Context, s Session, contestant string, p P
 	if err := scanOne(r, &out.Total); err != nil {
 		return nil, err
 	}
-	q, args, err = view.TestRows(s.ID, names, s.TargetColumn, contestant, p.PageSize, p.Page*p.PageSize)
+	q, args, err = sqlgen.TestRows(s.ID, names, s.TargetColumn, contestant, p.PageSize, p.Page*p.PageSize)
 	if err != nil {
 		return nil, err
 	}

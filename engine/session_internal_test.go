@@ -11,7 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/vaticml/vatic/columnar/duckstore"
+	"github.com/vaticml/vatic/duckstore"
 	"github.com/vaticml/vatic/stats/regress"
 )
 

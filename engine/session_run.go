@@ -15,7 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vaticml/vatic/columnar"
-	"github.com/vaticml/vatic/engine/view"
+	"github.com/vaticml/vatic/engine/sqlgen"
 	"github.com/vaticml/vatic/stats"
 	"github.com/vaticml/vatic/stats/contest"
 	"github.com/vaticml/vatic/stats/regress"
@@ -64,14 +64,14 @@ func (e *Engine) loadSessionData(ctx context.Context, s Session) (*sessionData, 
 			used = append(used, c)
 		}
 	}
-	schema, order := view.DataSchema, ""
+	schema, order := sqlgen.DataSchema, ""
 	if s.sourceIsView {
-		schema = view.ViewSchema
+		schema = sqlgen.ViewSchema
 	}
 	if ts := columnWithRole(s.Columns, columnar.RoleTimestamp); ts != "" {
 		order = ts
 	}
-	q, err := view.Snapshot(schema, s.DataSourceName, view.SnapshotTable(s.ID), snapCols, order)
+	q, err := sqlgen.Snapshot(schema, s.DataSourceName, sqlgen.SnapshotTable(s.ID), snapCols, order)
 	if err != nil {
 		return nil, err
 	}
@@ -446,7 +446,7 @@ func (e *Engine) completeModelSession(ctx context.Context, s Session, c completi
 // writePredictions stores every successful contestant's test predictions.
 // rows are the snapshot row numbers of the test rows, in prediction order.
 func (e *Engine) writePredictions(ctx context.Context, id string, cs []Contestant, results []contest.Result[regressionFit], rows []int) error {
-	q, err := view.CreatePredictions(view.PredictionsTable(id))
+	q, err := sqlgen.CreatePredictions(sqlgen.PredictionsTable(id))
 	if err != nil {
 		return err
 	}
@@ -455,7 +455,7 @@ func (e *Engine) writePredictions(ctx context.Context, id string, cs []Contestan
 	}
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "contestant", Type: arrow.BinaryTypes.String},
-		{Name: view.RowColumn, Type: arrow.PrimitiveTypes.Int64},
+		{Name: sqlgen.RowColumn, Type: arrow.PrimitiveTypes.Int64},
 		{Name: "prediction", Type: arrow.PrimitiveTypes.Float64},
 	}, nil)
 	b := array.NewRecordBuilder(e.opts.Allocator, schema)
@@ -477,7 +477,7 @@ func (e *Engine) writePredictions(ctx context.Context, id string, cs []Contestan
 		return err
 	}
 	defer rr.Release()
-	table, err := columnar.QualifiedIdent(view.ResultsSchema, view.PredictionsTable(id))
+	table, err := columnar.QualifiedIdent(sqlgen.ResultsSchema, sqlgen.PredictionsTable(id))
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/vaticml/vatic/columnar"
-	"github.com/vaticml/vatic/engine/view"
+	"github.com/vaticml/vatic/engine/sqlgen"
 	"github.com/vaticml/vatic/stats"
 )
 
@@ -58,7 +58,7 @@ const statsBuckets = 5
 // view of that name is summarised the same way (its rows as GET /views
 // reads them).
 func (e *Engine) Stats(ctx context.Context, dataset, column string, as columnar.DataType) (Dataset, []ColumnStats, error) {
-	schema := view.DataSchema
+	schema := sqlgen.DataSchema
 	d, err := e.Dataset(ctx, dataset)
 	var tcols map[string]tableColumn
 	if err != nil {
@@ -66,7 +66,7 @@ func (e *Engine) Stats(ctx context.Context, dataset, column string, as columnar.
 		if verr != nil {
 			return d, nil, err // the dataset's 404
 		}
-		schema, d = view.ViewSchema, Dataset{Name: v.Name, Columns: v.Columns}
+		schema, d = sqlgen.ViewSchema, Dataset{Name: v.Name, Columns: v.Columns}
 		tcols = map[string]tableColumn{}
 		for _, c := range v.Columns {
 			tcols[strings.ToLower(c.Name)] = tableColumn{Name: c.Name, Type: c.DataType.Storage()}
@@ -124,7 +124,7 @@ func (e *Engine) Stats(ctx context.Context, dataset, column string, as columnar.
 
 // columnStats scans one column and summarises it.
 func (e *Engine) columnStats(ctx context.Context, schema, dataset string, c columnar.Column, as columnar.DataType) (ColumnStats, error) {
-	q, args, err := view.Select{Schema: schema, Dataset: dataset, Columns: []string{c.Name}}.SQL()
+	q, args, err := sqlgen.Select{Schema: schema, Dataset: dataset, Columns: []string{c.Name}}.SQL()
 	if err != nil {
 		return ColumnStats{}, err
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // Store is the table storage the engine needs (implemented by
-// columnar/duckstore). All methods are safe for concurrent use.
+// duckstore). All methods are safe for concurrent use.
 //
 // Transactions travel in the context: inside Tx, every call made with the
 // context fn receives runs in that transaction.

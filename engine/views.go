@@ -10,7 +10,7 @@ import (
 
 	"github.com/vaticml/vatic/columnar"
 	"github.com/vaticml/vatic/engine/calendar"
-	"github.com/vaticml/vatic/engine/view"
+	"github.com/vaticml/vatic/engine/sqlgen"
 )
 
 // ViewJoin is one join of a view definition (REFERENCE §2.5).
@@ -121,7 +121,7 @@ func (e *Engine) planView(ctx context.Context, spec ViewSpec, fetch bool) (View,
 	}
 	v.sources = []string{base.Name}
 	v.Columns = append(v.Columns, baseSrc.Columns...)
-	var joins []view.Join
+	var joins []sqlgen.Join
 	for i, j := range spec.Joins {
 		field := fmt.Sprintf("joins[%d]", i)
 		switch {
@@ -179,7 +179,7 @@ func (e *Engine) planView(ctx context.Context, spec ViewSpec, fetch bool) (View,
 	}
 	v.ts = columnWithRole(v.Columns, columnar.RoleTimestamp)
 	_, v.tsInBase = findColumn(baseSrc.Columns, v.ts)
-	if v.sql, err = view.Compile(baseSrc, joins); err != nil {
+	if v.sql, err = sqlgen.Compile(baseSrc, joins); err != nil {
 		return v, err
 	}
 	return v, nil
@@ -217,25 +217,25 @@ const calendarFirstYear, calendarLastYear = 1970, 2100
 // a view join two calendars without aliases (the second calendar's
 // eventTimestamp is left out, its indicators, named by its label, stay),
 // where each calendar's eventTimestamp would otherwise always clash.
-func planCalendar(field string, left view.Source, base Dataset, j ViewJoin, have []columnar.Column, urlEvents []calendar.Event) (view.Join, []columnar.Column, calendarUse, error) {
+func planCalendar(field string, left sqlgen.Source, base Dataset, j ViewJoin, have []columnar.Column, urlEvents []calendar.Event) (sqlgen.Join, []columnar.Column, calendarUse, error) {
 	var use calendarUse
 	c := j.Calendar
 	canonical, label := "", c.Label
 	if c.URL == "" || c.Name != "" {
 		var ok bool
 		if canonical, label, ok = calendar.Lookup(c.Name); !ok {
-			return view.Join{}, nil, use, Validation(field+".calendar.name", fmt.Sprintf("Calendar %q is not known; built-in calendars are named Nexosis.Holidays-<country code>, e.g. Nexosis.Holidays-US", c.Name))
+			return sqlgen.Join{}, nil, use, Validation(field+".calendar.name", fmt.Sprintf("Calendar %q is not known; built-in calendars are named Nexosis.Holidays-<country code>, e.g. Nexosis.Holidays-US", c.Name))
 		}
 	}
 	if c.TimeZone != "" {
 		if _, err := time.LoadLocation(c.TimeZone); err != nil {
-			return view.Join{}, nil, use, Validation(field+".calendar.timeZone", "Value for timeZone must be an IANA time zone such as America/New_York")
+			return sqlgen.Join{}, nil, use, Validation(field+".calendar.timeZone", "Value for timeZone must be an IANA time zone such as America/New_York")
 		}
 	}
 	ts := base.ColumnWithRole(columnar.RoleTimestamp)
 	tsCol, _ := findColumn(left.Columns, ts)
 	if ts == "" || tsCol.DataType != columnar.Date {
-		return view.Join{}, nil, use, Validation(field+".calendar", "A calendar join needs a base dataset with a timestamp column")
+		return sqlgen.Join{}, nil, use, Validation(field+".calendar", "A calendar join needs a base dataset with a timestamp column")
 	}
 	events := urlEvents
 	if canonical != "" {
@@ -259,10 +259,10 @@ func planCalendar(field string, left view.Source, base Dataset, j ViewJoin, have
 	for _, o := range j.ColumnOptions {
 		opts[strings.ToLower(o.Column)] = o
 	}
-	cj := &view.CalendarJoin{Table: use.table}
+	cj := &sqlgen.CalendarJoin{Table: use.table}
 	if iv := strings.ToLower(strings.TrimSpace(opts["eventtimestamp"].JoinInterval)); iv != "" {
-		if !containsFold(view.Intervals, iv) {
-			return view.Join{}, nil, use, Validation(field+".columnOptions.eventTimestamp.joinInterval", "Value for joinInterval must be hour, day, week, month or year")
+		if !containsFold(sqlgen.Intervals, iv) {
+			return sqlgen.Join{}, nil, use, Validation(field+".columnOptions.eventTimestamp.joinInterval", "Value for joinInterval must be hour, day, week, month or year")
 		}
 		cj.Interval = iv
 	}
@@ -278,11 +278,11 @@ func planCalendar(field string, left view.Source, base Dataset, j ViewJoin, have
 	}
 	source := "calendar " + canonical
 	if canonical == "" {
-		source = "calendar " + redactURL(c.URL)
+		source = "calendar " + RedactURL(c.URL)
 	}
 	as, reasons := joinNames(have, names, aliases, source)
 	if len(reasons) > 0 {
-		return view.Join{}, nil, use, MetadataError(reasons)
+		return sqlgen.Join{}, nil, use, MetadataError(reasons)
 	}
 	indicator := func(name string) columnar.Column {
 		return columnar.Column{Name: name, DataType: columnar.Numeric, Role: columnar.RoleFeature, Imputation: columnar.ImputeMode, Aggregation: columnar.AggMode}
@@ -296,14 +296,14 @@ func planCalendar(field string, left view.Source, base Dataset, j ViewJoin, have
 	}
 	for id, a := range as[2:] {
 		if a != "" {
-			cj.Events = append(cj.Events, view.EventColumn{ID: id, As: a})
+			cj.Events = append(cj.Events, sqlgen.EventColumn{ID: id, As: a})
 			cols = append(cols, indicator(a))
 		}
 	}
 	if canonical != "" {
 		j.Calendar.Name = canonical
 	}
-	return view.Join{LeftColumn: tsCol.Name, Calendar: cj}, cols, use, nil
+	return sqlgen.Join{LeftColumn: tsCol.Name, Calendar: cj}, cols, use, nil
 }
 
 // calendarTable quotes a calendar events table in schema catalog.
@@ -334,7 +334,7 @@ func (e *Engine) urlCalendar(ctx context.Context, field, viewName string, i int,
 			return nil, Validation(field+".calendar.timeZone", "Value for timeZone must be an IANA time zone such as America/New_York")
 		}
 	}
-	if redactURL(c.URL) == "" || !(strings.HasPrefix(strings.ToLower(c.URL), "http://") || strings.HasPrefix(strings.ToLower(c.URL), "https://")) {
+	if RedactURL(c.URL) == "" || !(strings.HasPrefix(strings.ToLower(c.URL), "http://") || strings.HasPrefix(strings.ToLower(c.URL), "https://")) {
 		return nil, Validation(field+".calendar.url", "Value for url must be an absolute http or https URL")
 	}
 	if e.imports == nil {
@@ -377,7 +377,7 @@ func (e *Engine) urlCalendar(ctx context.Context, field, viewName string, i int,
 
 // urlHost is the host of a URL, for a calendar without a name.
 func urlHost(raw string) string {
-	s := redactURL(raw)
+	s := RedactURL(raw)
 	if i := strings.Index(s, "://"); i >= 0 {
 		s = s[i+3:]
 	}
@@ -388,12 +388,12 @@ func urlHost(raw string) string {
 }
 
 // viewSource returns a dataset's stored columns with their metadata.
-func (e *Engine) viewSource(ctx context.Context, d Dataset) (view.Source, error) {
+func (e *Engine) viewSource(ctx context.Context, d Dataset) (sqlgen.Source, error) {
 	tcols, err := e.tableColumns(ctx, d.Name)
 	if err != nil {
-		return view.Source{}, err
+		return sqlgen.Source{}, err
 	}
-	src := view.Source{Dataset: d.Name}
+	src := sqlgen.Source{Dataset: d.Name}
 	for _, c := range d.Columns {
 		if tc, ok := tcols[strings.ToLower(c.Name)]; ok {
 			c.Name = tc.Name
@@ -411,8 +411,8 @@ func (e *Engine) viewSource(ctx context.Context, d Dataset) (view.Source, error)
 // same name, else the right timestamp against the left timestamp. Every
 // other right column is added under its own name or alias, except one
 // whose name the view already has (see joinNames).
-func planJoin(field string, left view.Source, base Dataset, right view.Source, rd Dataset, j ViewJoin, have []columnar.Column) (view.Join, []columnar.Column, error) {
-	out := view.Join{Right: right}
+func planJoin(field string, left sqlgen.Source, base Dataset, right sqlgen.Source, rd Dataset, j ViewJoin, have []columnar.Column) (sqlgen.Join, []columnar.Column, error) {
+	out := sqlgen.Join{Right: right}
 	opts := map[string]JoinOption{}
 	reasons := map[string][]string{}
 	for _, o := range j.ColumnOptions {
@@ -423,7 +423,7 @@ func planJoin(field string, left view.Source, base Dataset, right view.Source, r
 		}
 		if o.JoinInterval != "" {
 			iv := strings.ToLower(strings.TrimSpace(o.JoinInterval))
-			if !containsFold(view.Intervals, iv) {
+			if !containsFold(sqlgen.Intervals, iv) {
 				return out, nil, Validation(field+".columnOptions."+o.Column+".joinInterval", "Value for joinInterval must be hour, day, week, month or year")
 			}
 			o.JoinInterval = iv
@@ -496,7 +496,7 @@ func planJoin(field string, left view.Source, base Dataset, right view.Source, r
 		if c.DataType == columnar.Date {
 			agg = columnar.AggMax
 		}
-		out.Outputs = append(out.Outputs, view.Output{Column: c.Name, As: as[i], Aggregation: agg})
+		out.Outputs = append(out.Outputs, sqlgen.Output{Column: c.Name, As: as[i], Aggregation: agg})
 		joined := c
 		joined.Name = as[i]
 		// A joined dataset's target, timestamp or key is a feature of the
@@ -684,7 +684,7 @@ func (e *Engine) ReadViewRows(ctx context.Context, name string, q RowsQuery) (Vi
 		out.Reader = emptyReader()
 		return v, out, nil
 	}
-	rng := view.Range{Column: v.ts, Start: q.Start, End: q.End}
+	rng := sqlgen.Range{Column: v.ts, Start: q.Start, End: q.End}
 	if !q.SkipTotal {
 		// Joins never add or remove base rows, so the base counts the view
 		// without running its joins; unless an override made a joined
@@ -698,7 +698,7 @@ func (e *Engine) ReadViewRows(ctx context.Context, name string, q RowsQuery) (Vi
 			return v, nil, err
 		}
 	}
-	sel := view.Select{Schema: view.ViewSchema, Dataset: v.Name, Columns: names, Range: rng, OrderBy: v.ts, Limit: q.PageSize, Offset: q.Page * q.PageSize}
+	sel := sqlgen.Select{Schema: sqlgen.ViewSchema, Dataset: v.Name, Columns: names, Range: rng, OrderBy: v.ts, Limit: q.PageSize, Offset: q.Page * q.PageSize}
 	sq, args, err := sel.SQL()
 	if err != nil {
 		return v, nil, err
@@ -710,8 +710,8 @@ func (e *Engine) ReadViewRows(ctx context.Context, name string, q RowsQuery) (Vi
 }
 
 // countViewRows counts a view's rows within a date range by running it.
-func (e *Engine) countViewRows(ctx context.Context, name string, rng view.Range) (int64, error) {
-	q, args, err := view.CountIn(view.ViewSchema, name, rng)
+func (e *Engine) countViewRows(ctx context.Context, name string, rng sqlgen.Range) (int64, error) {
+	q, args, err := sqlgen.CountIn(sqlgen.ViewSchema, name, rng)
 	if err != nil {
 		return 0, err
 	}

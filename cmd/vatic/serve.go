@@ -18,11 +18,10 @@ import (
 	"time"
 
 	"github.com/vaticml/vatic/api"
-	"github.com/vaticml/vatic/columnar/duckstore"
+	"github.com/vaticml/vatic/duckstore"
 	"github.com/vaticml/vatic/engine"
-	"github.com/vaticml/vatic/ingest/remote"
-	"github.com/vaticml/vatic/ingest/remote/fetch"
-	"github.com/vaticml/vatic/ingest/remote/webhook"
+	"github.com/vaticml/vatic/remote"
+	"github.com/vaticml/vatic/webhook"
 )
 
 // importConfig configures imports from URLs, S3 and Azure.
@@ -163,13 +162,13 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 		publicBase = "http://" + c.Addr + "/v1"
 	}
 	base.Store(&publicBase)
-	hooks := webhook.New(sources, webhook.Options{Logger: log, Render: func(s engine.Session) ([]byte, error) {
+	hooks := webhook.New(sources.Transport(), webhook.Options{Logger: log, Render: func(s engine.Session) ([]byte, error) {
 		return api.SessionJSON(*base.Load(), s, c.Compat)
 	}})
 	defer hooks.Close()
 	eng, err := engine.New(ctx, store, engine.Options{
 		Logger: log, MaxDecodedBytes: c.MaxBodyBytes, Allotments: c.Allotments,
-		Fetcher: fetch.New(sources), ImportConcurrency: c.Import.Workers, ImportTimeout: c.Import.Timeout, ImportMaxBytes: c.Import.MaxBytes,
+		Fetcher: remote.NewFetcher(sources), ImportConcurrency: c.Import.Workers, ImportTimeout: c.Import.Timeout, ImportMaxBytes: c.Import.MaxBytes,
 		SessionConcurrency: c.Sessions.Workers, SessionTimeout: c.Sessions.Timeout, Notifier: hooks,
 	})
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vaticml/vatic/columnar/duckstore"
+	"github.com/vaticml/vatic/duckstore"
 )
 
 // runSQL is `vatic sql`: it opens the database file and runs each argument

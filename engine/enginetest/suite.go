@@ -1,5 +1,5 @@
 // Package enginetest holds the conformance suite every engine.Store must
-// pass; columnar/duckstore runs it against DuckDB.
+// pass; duckstore runs it against DuckDB.
 package enginetest
 
 import (

@@ -9,7 +9,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 
-	"github.com/vaticml/vatic/ingest/remote/remotetest"
+	"github.com/vaticml/vatic/remote/remotetest"
 )
 
 func TestStartAzurite(t *testing.T) {

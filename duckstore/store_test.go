@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/vaticml/vatic/columnar/duckstore"
+	"github.com/vaticml/vatic/duckstore"
 	"github.com/vaticml/vatic/engine"
 	"github.com/vaticml/vatic/engine/enginetest"
 )

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vaticml/vatic/ingest/remote/remotetest"
+	"github.com/vaticml/vatic/remote/remotetest"
 )
 
 func TestS3(t *testing.T) {

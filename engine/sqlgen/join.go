@@ -1,4 +1,4 @@
-package view
+package sqlgen
 
 import (
 	"fmt"

@@ -1,8 +1,8 @@
 // Package webhook delivers session status changes to the callbackUrl a
 // session was created with (REFERENCE §6.17): POST with the session's JSON
 // (as GET /sessions/{id} renders it) and the Nexosis-Webhook-Token header,
-// through remote's guarded transport, so a callback obeys the import rules
-// for private addresses. Deliveries are queued and sent by a few workers:
+// through the transport it is given — vatic serve passes remote's guarded
+// transport, so a callback obeys the import rules for private addresses. Deliveries are queued and sent by a few workers:
 // a slow or failing receiver never holds up a session.
 package webhook
 
@@ -14,11 +14,11 @@ import (
 	"hash/fnv"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
 	"github.com/vaticml/vatic/engine"
-	"github.com/vaticml/vatic/ingest/remote"
 )
 
 // Options configure a Sender. Zero values mean the documented defaults
@@ -63,9 +63,9 @@ type delivery struct {
 
 var _ engine.Notifier = (*Sender)(nil)
 
-// New starts a Sender whose requests go through c's guarded transport,
-// without following redirects.
-func New(c *remote.Client, opts Options) *Sender {
+// New starts a Sender whose requests go through rt, without following
+// redirects.
+func New(rt http.RoundTripper, opts Options) *Sender {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -89,7 +89,7 @@ func New(c *remote.Client, opts Options) *Sender {
 		s.queues[i] = make(chan delivery, max(opts.Queue/opts.Workers, 1))
 	}
 	s.client = &http.Client{
-		Transport:     c.Transport(),
+		Transport:     rt,
 		Timeout:       opts.Timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
@@ -142,7 +142,7 @@ func (s *Sender) Close() {
 func (s *Sender) work(queue <-chan delivery) {
 	for d := range queue {
 		if err := s.deliver(d); err != nil && s.ctx.Err() == nil {
-			s.opts.Logger.Warn("webhook delivery failed", "url", remote.Redact(d.url), engine.LogErr, err)
+			s.opts.Logger.Warn("webhook delivery failed", "url", engine.RedactURL(d.url), engine.LogErr, err)
 		}
 	}
 }
@@ -178,9 +178,10 @@ func (s *Sender) post(d delivery) error {
 	}
 	res, err := s.client.Do(req)
 	if err != nil {
-		var re *remote.Error
-		if errors.As(err, &re) {
-			return re
+		// The error quotes the URL: redact it before it reaches the log.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = engine.RedactURL(ue.URL)
 		}
 		return err
 	}

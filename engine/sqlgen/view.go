@@ -1,10 +1,10 @@
-// Package view compiles reads and writes of user data into DuckDB SQL: the
+// Package sqlgen compiles reads and writes of user data into DuckDB SQL: the
 // rows of a dataset (projection, date range, ordering, paging), counts,
-// range deletes and upserts, and (as views arrive) joins with calendar
-// tables. It is pure: it returns statement text and bound arguments and
-// never touches a database. Every user-chosen name goes through
-// columnar.QuoteIdent; every value is a bound parameter.
-package view
+// range deletes and upserts, view joins with calendar tables, and the
+// session results tables. It is pure: it returns statement text and bound
+// arguments and never touches a database. Every user-chosen name goes
+// through columnar.QuoteIdent; every value is a bound parameter.
+package sqlgen
 
 import (
 	"fmt"

@@ -16,6 +16,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
+
+	"github.com/vaticml/vatic/engine"
 )
 
 // AzureRequest names a blob in Azure blob storage (REFERENCE §5.2).
@@ -124,7 +126,7 @@ func azureError(err error, req AzureRequest, conn azureConn) *Error {
 func redactURLErrors(err error) {
 	for err != nil {
 		if ue, ok := err.(*url.Error); ok {
-			ue.URL = Redact(ue.URL)
+			ue.URL = engine.RedactURL(ue.URL)
 		}
 		switch e := err.(type) {
 		case interface{ Unwrap() error }:
@@ -302,7 +304,7 @@ func parseAzureConnectionString(s string) (azureConn, error) {
 		return azureConn{}, azureConnError("it needs BlobEndpoint or AccountName")
 	}
 
-	conn := azureConn{serviceURL: endpoint, shown: Redact(endpoint)}
+	conn := azureConn{serviceURL: endpoint, shown: engine.RedactURL(endpoint)}
 	key, hasKey := get("AccountKey")
 	sas, hasSAS := get("SharedAccessSignature")
 	switch {

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vaticml/vatic/ingest/remote"
-	"github.com/vaticml/vatic/ingest/remote/remotetest"
+	"github.com/vaticml/vatic/remote"
+	"github.com/vaticml/vatic/remote/remotetest"
 )
 
 // A valid base64 key that is not the emulator's.

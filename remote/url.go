@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"path"
 	"strings"
+
+	"github.com/vaticml/vatic/engine"
 )
 
 // URLRequest names a file on an HTTP(S) server.
@@ -23,7 +25,7 @@ func (c *Client) OpenURL(ctx context.Context, req URLRequest) (*Object, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, &Error{Msg: "the url must be an absolute http or https URL", Err: err}
 	}
-	shown := Redact(req.URL)
+	shown := engine.RedactURL(req.URL)
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, &Error{Msg: "the url is not valid", Err: err}
@@ -51,18 +53,4 @@ func (c *Client) OpenURL(ctx context.Context, req URLRequest) (*Object, error) {
 		ContentEncoding: resp.Header.Get("Content-Encoding"),
 		Size:            resp.ContentLength,
 	}, nil
-}
-
-// Redact returns a URL without user-info and query string, as imports show
-// it (REFERENCE §2.6: credentials and signatures are never returned).
-func Redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "the url"
-	}
-	u.User = nil
-	u.RawQuery = ""
-	u.ForceQuery = false
-	u.Fragment = ""
-	return u.String()
 }

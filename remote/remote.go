@@ -10,8 +10,9 @@
 // whose message is safe to show to the user: it never contains
 // credentials.
 //
-// remote imports nothing from this module; cmd/vatic adapts it to the
-// engine's Fetcher interface.
+// It is an adapter beside api, duckstore and webhook: Fetcher implements
+// the engine's Fetcher interface with a Client, and URLs are redacted by
+// the engine's one rule (engine.RedactURL).
 package remote
 
 import (

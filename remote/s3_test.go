@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vaticml/vatic/ingest/remote"
-	"github.com/vaticml/vatic/ingest/remote/remotetest"
+	"github.com/vaticml/vatic/remote"
+	"github.com/vaticml/vatic/remote/remotetest"
 )
 
 // newS3Store starts a fake store and a client allowed to reach it on loopback.

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/vaticml/vatic/engine"
-	"github.com/vaticml/vatic/ingest/remote"
-	"github.com/vaticml/vatic/ingest/remote/webhook"
+	"github.com/vaticml/vatic/remote"
+	"github.com/vaticml/vatic/webhook"
 )
 
 func render(s engine.Session) ([]byte, error) { return []byte(`{"sessionId":"` + s.ID + `"}`), nil }
@@ -22,7 +22,7 @@ func send(t *testing.T, allowPrivate bool, url string) {
 	t.Helper()
 	c := remote.New(remote.Options{AllowPrivate: allowPrivate})
 	t.Cleanup(c.Close)
-	s := webhook.New(c, webhook.Options{Render: render, Backoff: time.Millisecond, Timeout: 2 * time.Second})
+	s := webhook.New(c.Transport(), webhook.Options{Render: render, Backoff: time.Millisecond, Timeout: 2 * time.Second})
 	s.Notify(engine.Session{ID: "s1", CallbackURL: url, WebhookToken: "tok"})
 	time.Sleep(200 * time.Millisecond)
 	s.Close()
