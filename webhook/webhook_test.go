@@ -102,7 +102,7 @@ func TestOneSessionInOrder(t *testing.T) {
 	defer srv.Close()
 	c := remote.New(remote.Options{AllowPrivate: true})
 	t.Cleanup(c.Close)
-	s := webhook.New(c, webhook.Options{Workers: 4, Render: func(s engine.Session) ([]byte, error) {
+	s := webhook.New(c.Transport(), webhook.Options{Workers: 4, Render: func(s engine.Session) ([]byte, error) {
 		return json.Marshal(map[string]string{"sessionId": s.ID, "status": string(s.Status)})
 	}})
 	statuses := []engine.Status{"requested", "started", "cancellationPending", "cancelled"}
