@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/vaticml/vatic/columnar"
 	"github.com/vaticml/vatic/engine/sqlgen"
@@ -462,9 +461,9 @@ func (p *putPlan) apply(ctx context.Context, rd *ingest.Reader) error {
 	}
 	created := map[string]bool{table: len(p.tableCols) > 0}
 	var rows int64
-	seg := newSegment(rd)
-	defer func() { seg.discard() }()
-	for ; seg != nil; seg = seg.next() {
+	seg := ingest.FirstSegment(rd)
+	defer func() { seg.Discard() }()
+	for ; seg != nil; seg = seg.NextSegment() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -763,103 +762,3 @@ func (p *putPlan) inferRoles(ctx context.Context, d *Dataset) error {
 	}
 	return nil
 }
-
-// segment streams the batches of an ingest reader that share one schema,
-// so that each becomes one Append; when the schema changes (a column widened
-// or a JSON column appeared) the segment ends and next starts another with
-// the batch that changed it.
-type segment struct {
-	rd      *ingest.Reader
-	schema  *arrow.Schema
-	pending arrow.RecordBatch // first batch of this segment, not yet served
-	cur     arrow.RecordBatch
-	changed arrow.RecordBatch // batch that ended this segment
-	done    bool
-	refs    int64
-}
-
-// newSegment starts the first segment, or returns nil for a reader with no
-// rows.
-func newSegment(rd *ingest.Reader) *segment {
-	if !rd.Next() {
-		return nil
-	}
-	b := rd.RecordBatch()
-	b.Retain()
-	return &segment{rd: rd, schema: b.Schema(), pending: b, refs: 1}
-}
-
-// next returns the segment after s, or nil at the end of the stream.
-func (s *segment) next() *segment {
-	if s.cur != nil {
-		s.cur.Release()
-		s.cur = nil
-	}
-	if s.pending != nil {
-		s.pending.Release()
-		s.pending = nil
-	}
-	if s.changed == nil {
-		// The consumer may have stopped early; drain nothing more.
-		return nil
-	}
-	n := &segment{rd: s.rd, schema: s.changed.Schema(), pending: s.changed, refs: 1}
-	s.changed = nil
-	return n
-}
-
-// discard releases the batches s still holds, when the import stops early;
-// a nil segment is a no-op.
-func (s *segment) discard() {
-	if s == nil {
-		return
-	}
-	for _, b := range []arrow.RecordBatch{s.cur, s.pending, s.changed} {
-		if b != nil {
-			b.Release()
-		}
-	}
-	s.cur, s.pending, s.changed = nil, nil, nil
-}
-
-func (s *segment) Schema() *arrow.Schema { return s.schema }
-
-func (s *segment) Next() bool {
-	if s.cur != nil {
-		s.cur.Release()
-		s.cur = nil
-	}
-	if s.pending != nil {
-		s.cur, s.pending = s.pending, nil
-		return true
-	}
-	if s.done || s.changed != nil {
-		return false
-	}
-	if !s.rd.Next() {
-		s.done = true
-		return false
-	}
-	b := s.rd.RecordBatch()
-	b.Retain()
-	if !b.Schema().Equal(s.schema) {
-		s.changed = b
-		return false
-	}
-	s.cur = b
-	return true
-}
-
-func (s *segment) RecordBatch() arrow.RecordBatch { return s.cur }
-
-// Record is RecordBatch under arrow's older name.
-func (s *segment) Record() arrow.RecordBatch { return s.cur }
-
-func (s *segment) Err() error { return s.rd.Err() }
-
-func (s *segment) Retain() { s.refs++ }
-
-// Release drops a reference; the batches are released by next.
-func (s *segment) Release() { s.refs-- }
-
-var _ array.RecordReader = (*segment)(nil)
