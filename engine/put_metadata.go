@@ -163,3 +163,37 @@ func (p *putPlan) validate() error {
 	}
 	return nil
 }
+
+// noteReadTypes settles the column types from what the reader saw: a
+// column whose type the caller did not declare takes the type read when it
+// had none or its storage class differs (a column with neither stored
+// values nor a declaration stays untyped), and the date columns that
+// increased and the numeric columns of only 0 and 1 are noted for role
+// inference.
+func (p *putPlan) noteReadTypes(cols []ingest.ColumnInfo) {
+	for _, ci := range cols {
+		if ci.Increasing {
+			if p.increasing == nil {
+				p.increasing = map[string]bool{}
+			}
+			p.increasing[strings.ToLower(ci.Name)] = true
+		}
+		if ci.ZeroOne {
+			if p.zeroOne == nil {
+				p.zeroOne = map[string]bool{}
+			}
+			p.zeroOne[strings.ToLower(ci.Name)] = true
+		}
+		c := p.column(ci.Name)
+		if _, stored := p.tableCols[strings.ToLower(ci.Name)]; !stored && !p.declared[strings.ToLower(ci.Name)] {
+			// No value of this column has been seen (a header-only upload):
+			// its type stays open for the first rows to decide.
+			continue
+		}
+		if !p.declared[strings.ToLower(ci.Name)] || c.DataType == "" {
+			if c.DataType == "" || c.DataType.Storage() != ci.DataType.Storage() {
+				c.DataType = ci.DataType
+			}
+		}
+	}
+}

@@ -12,11 +12,10 @@ import (
 	"github.com/vaticml/vatic/ingest"
 )
 
-// apply runs inside the transaction: settles the table's columns, streams
-// the rows in (through a staging table when upserting), infers roles of a
-// new dataset and saves the catalog entry.
+// apply runs inside the transaction: settles the table's declared
+// columns, writes the rows (writeRows), settles the column types the rows
+// showed (noteReadTypes) and saves the catalog entry (save).
 func (p *putPlan) apply(ctx context.Context, rd *ingest.Reader) error {
-	e := p.e
 	table, err := sqlgen.Table(p.old.Name)
 	if err != nil {
 		return Validation("dataSetName", "Value for dataSetName is not a valid name")
@@ -30,13 +29,34 @@ func (p *putPlan) apply(ctx context.Context, rd *ingest.Reader) error {
 			match = columnWithRole(p.cols, columnar.RoleTimestamp)
 		}
 	}
-	target := table
 	if match != "" {
 		// The staging table lives in schema main and is dropped before the
 		// transaction ends, so no other connection ever sees it.
 		p.stage = "main." + columnar.MustQuoteIdent(stagePrefix+randomID())
+		defer func() { _, _ = p.e.store.Exec(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+p.stage) }()
+	}
+	hasTable, err := p.writeRows(ctx, rd, table, match)
+	if err != nil {
+		return err
+	}
+	p.noteReadTypes(rd.Columns())
+	if err := p.validate(); err != nil {
+		return err
+	}
+	return p.save(ctx, len(p.tableCols) > 0 || hasTable, rd.Bytes())
+}
+
+// writeRows streams rd's rows into the data table, segment by segment
+// (creating or widening the table as the schema changes). When match names
+// the column that identifies a row (an upsert), the rows go to the staging
+// table first and then replace the matching rows (mergeStage). It reports
+// whether the data table existed before the rows or was created for them
+// (a table that mergeStage creates shows in p.tableCols instead).
+func (p *putPlan) writeRows(ctx context.Context, rd *ingest.Reader, table, match string) (hasTable bool, err error) {
+	e := p.e
+	target := table
+	if match != "" {
 		target = p.stage
-		defer func() { _, _ = e.store.Exec(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+p.stage) }()
 	}
 	created := map[string]bool{table: len(p.tableCols) > 0}
 	var rows int64
@@ -44,84 +64,76 @@ func (p *putPlan) apply(ctx context.Context, rd *ingest.Reader) error {
 	defer func() { seg.Discard() }()
 	for ; seg != nil; seg = seg.NextSegment() {
 		if err := ctx.Err(); err != nil {
-			return err
+			return false, err
 		}
 		schema := seg.Schema()
 		if !created[target] {
 			if err := e.store.CreateTable(ctx, target, schema); err != nil {
-				return fmt.Errorf("create %s: %w", target, err)
+				return false, fmt.Errorf("create %s: %w", target, err)
 			}
 			created[target] = true
 			if target == table {
 				p.noteTable(schema)
 			}
 		} else if err := p.ensureColumns(ctx, target, schema); err != nil {
-			return err
+			return false, err
 		}
 		n, err := e.store.Append(ctx, target, seg)
 		rows += n
 		if err != nil {
 			if perr := rd.Err(); perr != nil {
-				return perr
+				return false, perr
 			}
-			return fmt.Errorf("append to %s: %w", target, err)
+			return false, fmt.Errorf("append to %s: %w", target, err)
 		}
 	}
 	if err := rd.Err(); err != nil {
-		return err
+		return false, err
 	}
 	if p.stage != "" && rows > 0 {
-		if !created[table] {
-			if err := e.store.CreateTable(ctx, table, rd.Schema()); err != nil {
-				return err
-			}
-			p.noteTable(rd.Schema())
-		} else if err := p.ensureColumns(ctx, table, rd.Schema()); err != nil {
-			return err
-		}
-		del, err := sqlgen.ReplaceMatching(p.old.Name, p.stage, match)
-		if err != nil {
-			return err
-		}
-		if _, err := e.store.Exec(ctx, del); err != nil {
-			return fmt.Errorf("replace rows of %s: %w", table, err)
-		}
-		ins, err := sqlgen.InsertFrom(p.old.Name, p.stage)
-		if err != nil {
-			return err
-		}
-		if _, err := e.store.Exec(ctx, ins); err != nil {
-			return fmt.Errorf("insert rows into %s: %w", table, err)
+		if err := p.mergeStage(ctx, rd.Schema(), table, match, created[table]); err != nil {
+			return false, err
 		}
 	}
-	for _, ci := range rd.Columns() {
-		if ci.Increasing {
-			if p.increasing == nil {
-				p.increasing = map[string]bool{}
-			}
-			p.increasing[strings.ToLower(ci.Name)] = true
+	return created[table], nil
+}
+
+// mergeStage moves the staged rows into the data table (creating it, or
+// adding the columns it lacks, from schema): rows whose match value is
+// staged are deleted, then every staged row is inserted.
+func (p *putPlan) mergeStage(ctx context.Context, schema *arrow.Schema, table, match string, tableExists bool) error {
+	e := p.e
+	if !tableExists {
+		if err := e.store.CreateTable(ctx, table, schema); err != nil {
+			return err
 		}
-		if ci.ZeroOne {
-			if p.zeroOne == nil {
-				p.zeroOne = map[string]bool{}
-			}
-			p.zeroOne[strings.ToLower(ci.Name)] = true
-		}
-		c := p.column(ci.Name)
-		if _, stored := p.tableCols[strings.ToLower(ci.Name)]; !stored && !p.declared[strings.ToLower(ci.Name)] {
-			// No value of this column has been seen (a header-only upload):
-			// its type stays open for the first rows to decide.
-			continue
-		}
-		if !p.declared[strings.ToLower(ci.Name)] || c.DataType == "" {
-			if c.DataType == "" || c.DataType.Storage() != ci.DataType.Storage() {
-				c.DataType = ci.DataType
-			}
-		}
-	}
-	if err := p.validate(); err != nil {
+		p.noteTable(schema)
+	} else if err := p.ensureColumns(ctx, table, schema); err != nil {
 		return err
 	}
+	del, err := sqlgen.ReplaceMatching(p.old.Name, p.stage, match)
+	if err != nil {
+		return err
+	}
+	if _, err := e.store.Exec(ctx, del); err != nil {
+		return fmt.Errorf("replace rows of %s: %w", table, err)
+	}
+	ins, err := sqlgen.InsertFrom(p.old.Name, p.stage)
+	if err != nil {
+		return err
+	}
+	if _, err := e.store.Exec(ctx, ins); err != nil {
+		return fmt.Errorf("insert rows into %s: %w", table, err)
+	}
+	return nil
+}
+
+// save completes the catalog entry (metadata, times, row count, size),
+// checks the DataSetSize allotment, infers the roles of a dataset's first
+// rows and writes the entry. hasTable says whether the data table exists;
+// added is the bytes of row text this write read.
+func (p *putPlan) save(ctx context.Context, hasTable bool, added int64) error {
+	e := p.e
 	d := p.old
 	d.Columns = p.cols
 	d.MissingValues = p.missing
@@ -130,7 +142,7 @@ func (p *putPlan) apply(ctx context.Context, rd *ingest.Reader) error {
 		d.Created = now
 	}
 	d.Modified = now
-	if len(p.tableCols) > 0 || created[table] {
+	if hasTable {
 		q, args, err := sqlgen.Count(d.Name, sqlgen.Range{})
 		if err != nil {
 			return err
@@ -143,8 +155,8 @@ func (p *putPlan) apply(ctx context.Context, rd *ingest.Reader) error {
 			return err
 		}
 	}
-	d.Size += rd.Bytes()
-	if err := e.checkDataSetSize(ctx, d, rd.Bytes()); err != nil {
+	d.Size += added
+	if err := e.checkDataSetSize(ctx, d, added); err != nil {
 		return err
 	}
 	if p.old.RowCount == 0 && d.RowCount > 0 {
