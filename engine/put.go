@@ -177,7 +177,8 @@ type putPlan struct {
 	missing   []string               // missing-value tokens for this upload and after
 	tableCols map[string]tableColumn // the data table's columns now (lower-cased name)
 	d         Dataset                // the result
-	stage     string                 // quoted staging table, when upserting
+	stage     string                 // quoted, qualified staging table, when upserting
+	stageName string                 // its unquoted name in schema main
 	// increasing holds the (lower-cased) date columns whose uploaded values
 	// were strictly increasing, hence unique.
 	increasing map[string]bool

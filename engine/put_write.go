@@ -32,7 +32,8 @@ func (p *putPlan) apply(ctx context.Context, rd *ingest.Reader) error {
 	if match != "" {
 		// The staging table lives in schema main and is dropped before the
 		// transaction ends, so no other connection ever sees it.
-		p.stage = "main." + columnar.MustQuoteIdent(stagePrefix+randomID())
+		p.stageName = stagePrefix + randomID()
+		p.stage = "main." + columnar.MustQuoteIdent(p.stageName)
 		defer func() { _, _ = p.e.store.Exec(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+p.stage) }()
 	}
 	hasTable, err := p.writeRows(ctx, rd, table, match)
@@ -250,7 +251,7 @@ func (p *putPlan) ensureColumns(ctx context.Context, table string, schema *arrow
 
 // stageColumn looks a column up in the staging table.
 func (p *putPlan) stageColumn(ctx context.Context, name string) (tableColumn, bool) {
-	cols, err := p.e.stageColumns(ctx, strings.Trim(strings.TrimPrefix(p.stage, "main."), `"`))
+	cols, err := p.e.stageColumns(ctx, p.stageName)
 	if err != nil {
 		return tableColumn{}, false
 	}
