@@ -28,7 +28,7 @@ const (
 	ImportBlobStore   ImportKind = "blobstore"   // Azure blob storage
 )
 
-// Status is the lifecycle state of an import (and, later, a session).
+// Status is the lifecycle state of an import or a modelling session.
 type Status string
 
 // The statuses of REFERENCE §1.8.

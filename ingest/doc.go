@@ -17,6 +17,9 @@
 //     and a JSON row may bring a column not seen before, appended at the end.
 //     Declared columns never change type: a value that does not fit is a
 //     *ParseError naming the line or row and the column.
+//   - FirstSegment splits a Reader into Segments, each an arrow
+//     RecordReader whose batches share one schema, for consumers that need
+//     the RecordReader contract whole.
 //   - Every field carries its columnar.DataType in its metadata
 //     (columnar.Field), so numeric vs text survives.
 //   - Missing values (the empty string after trimming spaces, JSON null, and

@@ -10,11 +10,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-func init() {
-	addAlgorithm(GradientBoosting{})
-	register(gbmKey, unmarshalGBM)
-}
-
 const (
 	gbmKey = "gbm"
 	// gbmRate, gbmMinLeaf and gbmLambda are the fixed growth rules:

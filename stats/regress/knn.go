@@ -34,11 +34,6 @@ const (
 // knnKs are the neighbour counts Fit tries.
 var knnKs = [...]int{3, 5, 10, 20}
 
-func init() {
-	addAlgorithm(KNN{})
-	register(knnKey, unmarshalKNN)
-}
-
 // KNN is k-nearest-neighbour regression (key "knn", MODELLING §6.2): the
 // prediction is the mean target of the k training rows nearest in
 // Euclidean distance over z-scored columns (training mean, sample sd;

@@ -25,11 +25,6 @@ const (
 	lassoMaxSweeps = 1000 // coordinate-descent sweeps per α
 )
 
-func init() {
-	addAlgorithm(Lasso{})
-	register(lassoKey, unmarshalLasso)
-}
-
 // Lasso is L1-penalised least squares on standardised columns (key
 // "lasso", MODELLING §6.2). It minimises scikit-learn's objective
 //

@@ -8,11 +8,6 @@ import (
 
 const olsKey = "ols"
 
-func init() {
-	addAlgorithm(OLS{})
-	register(olsKey, unmarshalOLS)
-}
-
 // OLS is ordinary least squares with an intercept (key "ols", MODELLING
 // §6.2). It has no hyper-parameters and does not scale its inputs. The
 // coefficients are the minimum-norm least-squares solution on centred

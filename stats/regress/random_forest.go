@@ -9,11 +9,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-func init() {
-	addAlgorithm(RandomForest{})
-	register(randomForestKey, unmarshalRandomForest)
-}
-
 const (
 	randomForestKey = "random_forest"
 	// rfTrees, rfMinLeaf and rfMaxDraws are the forest of MODELLING §6.2

@@ -14,7 +14,6 @@ import (
 	"encoding"
 	"errors"
 	"fmt"
-	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -59,15 +58,14 @@ type Model interface {
 // ErrTooFewRows is returned when a fit cannot run on so few rows.
 var ErrTooFewRows = errors.New("regress: too few rows")
 
-// unmarshalers maps a model key to its decoder; each algorithm file
-// registers itself in an init function.
-var unmarshalers = map[string]func([]byte) (Model, error){}
-
-func register(key string, f func([]byte) (Model, error)) {
-	if _, dup := unmarshalers[key]; dup {
-		panic("regress: duplicate model key " + key)
-	}
-	unmarshalers[key] = f
+// unmarshalers maps a model key to its decoder.
+var unmarshalers = map[string]func([]byte) (Model, error){
+	olsKey:          unmarshalOLS,
+	ridgeKey:        unmarshalRidge,
+	lassoKey:        unmarshalLasso,
+	knnKey:          unmarshalKNN,
+	randomForestKey: unmarshalRandomForest,
+	gbmKey:          unmarshalGBM,
 }
 
 // Unmarshal decodes bytes written by a Model's MarshalBinary. The first
@@ -95,22 +93,5 @@ func frame(key string, payload []byte) []byte {
 // Algorithms is the regression line-up of MODELLING §6.2, in its order
 // (simpler models first, so they win ties in the contest).
 func Algorithms() []Algorithm {
-	out := slices.Clone(lineup)
-	rank := func(a Algorithm) int {
-		if i := slices.Index(lineupOrder, a.Key()); i >= 0 {
-			return i
-		}
-		return len(lineupOrder)
-	}
-	slices.SortStableFunc(out, func(a, b Algorithm) int { return rank(a) - rank(b) })
-	return out
+	return []Algorithm{OLS{}, Ridge{}, Lasso{}, KNN{}, RandomForest{}, GradientBoosting{}}
 }
-
-// lineupOrder is MODELLING §6.2's order of the keys.
-var lineupOrder = []string{"ols", "ridge", "lasso", "knn", "random_forest", "gbm"}
-
-// lineup is filled by each algorithm file's init (in file-name order);
-// Algorithms puts it in lineupOrder.
-var lineup []Algorithm
-
-func addAlgorithm(a Algorithm) { lineup = append(lineup, a) }

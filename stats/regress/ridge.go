@@ -9,11 +9,6 @@ import (
 
 const ridgeKey = "ridge"
 
-func init() {
-	addAlgorithm(Ridge{})
-	register(ridgeKey, unmarshalRidge)
-}
-
 // Ridge is L2-penalised least squares on standardised columns (key
 // "ridge", MODELLING §6.2). It minimises
 //

@@ -8,9 +8,9 @@ Run with the system interpreter that has scikit-learn 1.2.1:
 The numbers it prints are hard-coded in random_forest_test.go and
 gbm_test.go; the tests never run Python. With --folds it also writes the
 KFold(n_splits=5, shuffle=True, random_state=0) test indices of the 2000
-friedman1 rows (one fold per line) for the opt-in cross-validation test
-(VATIC_FRIEDMAN_FOLDS, tree_cv_test.go) and prints scikit-learn's 5-fold
-RMSE of its default models on the same folds.
+friedman1 rows (one fold per line), which VATIC_FRIEDMAN_FOLDS hands to
+the cross-validation test (tree_cv_test.go) for an exact comparison, and
+prints scikit-learn's 5-fold RMSE of its default models on the same folds.
 """
 
 import os
