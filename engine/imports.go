@@ -317,7 +317,6 @@ func (e *Engine) ListImports(ctx context.Context, q ImportQuery) ([]Import, int,
 // credentials, which never reach the disk.
 type importPool struct {
 	e       *Engine
-	fetcher Fetcher
 	workers int
 	timeout time.Duration
 
@@ -362,7 +361,7 @@ func (p *importPool) notify() {
 // starts the workers. The base context outlives requests; Close cancels it.
 func (e *Engine) startImports(ctx context.Context) error {
 	o := e.opts
-	p := &importPool{e: e, fetcher: o.Fetcher, workers: o.ImportConcurrency, timeout: o.ImportTimeout,
+	p := &importPool{e: e, workers: o.ImportConcurrency, timeout: o.ImportTimeout,
 		wake: make(chan struct{}, 1), secrets: map[string]ImportSecrets{}}
 	if err := p.recover(ctx); err != nil {
 		return err
@@ -502,7 +501,7 @@ func (p *importPool) run(base context.Context, id string) {
 // runImport fetches the remote file and writes it like PUT /data.
 func (p *importPool) runImport(ctx context.Context, spec ImportSpec) (Dataset, error) {
 	e := p.e
-	obj, err := p.fetcher.Fetch(ctx, spec)
+	obj, err := e.fetcher.Fetch(ctx, spec)
 	if err != nil {
 		return Dataset{}, err
 	}
