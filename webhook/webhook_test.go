@@ -7,20 +7,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vaticml/vatic/engine"
 	"github.com/vaticml/vatic/remote"
 	"github.com/vaticml/vatic/webhook"
 )
-
-func render(s engine.Session) ([]byte, error) { return []byte(`{"sessionId":"` + s.ID + `"}`), nil }
 
 // send delivers one notification to url and waits for the sender to stop.
 func send(t *testing.T, allowPrivate bool, url string) {
 	t.Helper()
 	c := remote.New(remote.Options{AllowPrivate: allowPrivate})
 	t.Cleanup(c.Close)
-	s := webhook.New(c.Transport(), webhook.Options{Render: render, Backoff: time.Millisecond, Timeout: 2 * time.Second})
-	s.Notify(engine.Session{ID: "s1", CallbackURL: url, WebhookToken: "tok"})
+	s := webhook.New(c.Transport(), webhook.Options{Backoff: time.Millisecond, Timeout: 2 * time.Second})
+	s.Deliver("s1", url, "tok", []byte(`{"sessionId":"s1"}`))
 	time.Sleep(200 * time.Millisecond)
 	s.Close()
 }
