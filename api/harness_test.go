@@ -86,24 +86,23 @@ func newServer(t testing.TB, opts ...option) *testServer {
 	var base atomic.Pointer[string]
 	unknown := "http://127.0.0.1:0/v1"
 	base.Store(&unknown)
-	hooks := webhook.New(sources.Transport(), webhook.Options{Backoff: 10 * time.Millisecond, Render: func(s engine.Session) ([]byte, error) {
-		return api.SessionJSON(*base.Load(), s, o.compat)
-	}})
+	hooks := webhook.New(sources.Transport(), webhook.Options{Backoff: 10 * time.Millisecond})
 	t.Cleanup(hooks.Close)
+	apiOpts := api.Options{
+		Keys:         map[string]api.Plan{"test-key": api.PlanPaid, "community-key": api.PlanCommunity},
+		MaxBodyBytes: o.maxBodyBytes,
+		Compat:       o.compat,
+	}
 	eng, err := engine.New(ctx, store, engine.Options{
 		Clock: o.clock, Allotments: o.allotments, BatchRows: o.batchRows, MaxDecodedBytes: o.maxBodyBytes,
 		Fetcher: remote.NewFetcher(sources), ImportTimeout: o.importTime, ImportMaxBytes: o.importMax,
-		Notifier: hooks, SessionTimeout: o.sessionTime,
+		Notifier: api.NewCallbacks(apiOpts, func() string { return *base.Load() }, hooks), SessionTimeout: o.sessionTime,
 	})
 	if err != nil {
 		store.Close()
 		t.Fatalf("engine.New: %v", err)
 	}
-	h := api.New(eng, api.Options{
-		Keys:         map[string]api.Plan{"test-key": api.PlanPaid, "community-key": api.PlanCommunity},
-		MaxBodyBytes: o.maxBodyBytes,
-		Compat:       o.compat,
-	})
+	h := api.New(eng, apiOpts)
 	s := &testServer{Dir: o.dir, srv: httptest.NewServer(h), store: store, eng: eng}
 	s.URL = s.srv.URL
 	listening := s.URL + "/v1"

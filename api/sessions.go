@@ -541,13 +541,6 @@ func toSessionJSON(base string, sess engine.Session, links sessionLinks, c Compa
 	return out
 }
 
-// SessionJSON renders a session as GET /sessions/{id} does on a server
-// with Options.Compat c, with links under base (…/v1): the body of a
-// webhook call (REFERENCE §6.17).
-func SessionJSON(base string, sess engine.Session, c Compat) ([]byte, error) {
-	return jsonMarshal(toSessionJSON(base, sess, sessionLinksFull, c))
-}
-
 // firstDate reads the first of several date parameter aliases given.
 func firstDate(q params, names ...string) (*time.Time, error) {
 	for _, n := range names {

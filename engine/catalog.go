@@ -358,30 +358,81 @@ func (e *Engine) loadJobLogs(ctx context.Context, kind string, ids []string, his
 	return msgs.Err()
 }
 
-// countWhere counts the rows of a catalog table matching where (" WHERE
-// …" or "").
-func (e *Engine) countWhere(ctx context.Context, table, where string, args []any) (int, error) {
-	rows, err := e.store.Rows(ctx, `SELECT count(*) FROM catalog.`+table+where, args...)
-	if err != nil {
-		return 0, err
-	}
-	var n int
-	return n, scanOne(rows, &n)
+// listSQL is one list query over a catalog table (imports, sessions,
+// models): AND-ed conditions with their bound arguments, an ORDER BY taken
+// from the table's sort keys, a page, and the count of matching rows. Each
+// list keeps its conditions, columns and sort keys beside its table; this
+// only assembles them, so every list pages, sorts and counts the same way.
+type listSQL struct {
+	table   string            // in schema catalog
+	columns string            // the selected columns, in scan order
+	orderBy map[string]string // lower-cased sort key ("" the default) → column expression
+	sortBy  string
+	desc    bool
+	limit   int // 0 reads every match
+	offset  int
+	count   bool // count the matches (a lookup by id needs no count)
+
+	conds []string
+	args  []any
 }
 
-// orderClause is " ORDER BY <column> <dir> NULLS LAST, id <dir>" plus
-// " LIMIT ? OFFSET ?" (with its arguments appended) when limit > 0.
-func orderClause(column string, desc bool, limit, offset int, args []any) (string, []any) {
+// and adds a condition with its bound arguments.
+func (l *listSQL) and(cond string, args ...any) {
+	l.conds = append(l.conds, cond)
+	l.args = append(l.args, args...)
+}
+
+// where is " WHERE c1 AND c2 …", or "" without conditions.
+func (l *listSQL) where() string {
+	if len(l.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(l.conds, " AND ")
+}
+
+// countQuery counts the matching rows.
+func (l *listSQL) countQuery() (string, []any) {
+	return `SELECT count(*) FROM catalog.` + l.table + l.where(), l.args
+}
+
+// pageQuery selects the page: ORDER BY the sort key's column, then id, in
+// one direction with nulls last, and LIMIT ? OFFSET ? when limit > 0.
+func (l *listSQL) pageQuery() (string, []any) {
 	dir := "ASC"
-	if desc {
+	if l.desc {
 		dir = "DESC"
 	}
-	q := ` ORDER BY ` + column + ` ` + dir + ` NULLS LAST, id ` + dir
-	if limit > 0 {
+	q := `SELECT ` + l.columns + ` FROM catalog.` + l.table + l.where() +
+		` ORDER BY ` + l.orderBy[l.sortBy] + ` ` + dir + ` NULLS LAST, id ` + dir
+	args := slices.Clone(l.args)
+	if l.limit > 0 {
 		q += ` LIMIT ? OFFSET ?`
-		args = append(args, limit, offset)
+		args = append(args, l.limit, l.offset)
 	}
 	return q, args
+}
+
+// list runs l: the count when l.count (else 0), then the page, whose rows
+// the caller closes.
+func (e *Engine) list(ctx context.Context, l *listSQL) (*sql.Rows, int, error) {
+	var total int
+	if l.count {
+		q, args := l.countQuery()
+		rows, err := e.store.Rows(ctx, q, args...)
+		if err != nil {
+			return nil, 0, err
+		}
+		if err := scanOne(rows, &total); err != nil {
+			return nil, 0, err
+		}
+	}
+	q, args := l.pageQuery()
+	rows, err := e.store.Rows(ctx, q, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	return rows, total, nil
 }
 
 // addStatus appends a status change to a job's history table (imports,

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/vaticml/vatic/columnar"
@@ -179,38 +178,33 @@ type importFilter struct {
 	Limit, Offset int
 }
 
-// listImports returns the imports matching f with their histories and
-// messages, and how many match.
-func (e *Engine) listImports(ctx context.Context, f importFilter) ([]Import, int, error) {
-	var conds []string
-	var args []any
+// importOrder maps the sort keys of GET /imports (lower-cased; "" the
+// default) to columns.
+var importOrder = map[string]string{"": "requested", "id": "id", "datasetname": "lower(dataset)", "requesteddate": "requested", "currentstatusdate": "status_date"}
+
+// list is the catalog query of f; it reads at least one import.
+func (f importFilter) list() *listSQL {
+	l := &listSQL{table: "imports", orderBy: importOrder, sortBy: f.SortBy, desc: f.Desc, limit: max(f.Limit, 1), offset: f.Offset, count: f.ID == "",
+		columns: `id, kind, status, dataset, parameters, request_columns, result_columns, requested, status_date`}
 	if f.ID != "" {
-		conds, args = append(conds, "id = ?"), append(args, f.ID)
+		l.and("id = ?", f.ID)
 	}
 	if f.DataSet != "" {
-		conds, args = append(conds, "lower(dataset) = lower(?)"), append(args, f.DataSet)
+		l.and("lower(dataset) = lower(?)", f.DataSet)
 	}
 	if f.After != nil {
-		conds, args = append(conds, "requested >= ?"), append(args, f.After.UTC())
+		l.and("requested >= ?", f.After.UTC())
 	}
 	if f.Before != nil {
-		conds, args = append(conds, "requested <= ?"), append(args, f.Before.UTC())
+		l.and("requested <= ?", f.Before.UTC())
 	}
-	where := ""
-	if len(conds) > 0 {
-		where = " WHERE " + strings.Join(conds, " AND ")
-	}
-	var total int
-	var err error
-	if f.ID == "" { // a lookup by id needs no count
-		if total, err = e.countWhere(ctx, "imports", where, args); err != nil {
-			return nil, 0, err
-		}
-	}
-	order := map[string]string{"": "requested", "id": "id", "datasetname": "lower(dataset)", "requesteddate": "requested", "currentstatusdate": "status_date"}[f.SortBy]
-	tail, args := orderClause(order, f.Desc, max(f.Limit, 1), f.Offset, args)
-	q := `SELECT id, kind, status, dataset, parameters, request_columns, result_columns, requested, status_date FROM catalog.imports` + where + tail
-	rows, err := e.store.Rows(ctx, q, args...)
+	return l
+}
+
+// listImports returns the imports matching f with their histories and
+// messages, and how many match (0 for a lookup by id).
+func (e *Engine) listImports(ctx context.Context, f importFilter) ([]Import, int, error) {
+	rows, total, err := e.list(ctx, f.list())
 	if err != nil {
 		return nil, 0, err
 	}

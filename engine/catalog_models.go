@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -230,46 +229,37 @@ type modelFilter struct {
 	Limit, Offset int
 }
 
-func (f modelFilter) where() (string, []any) {
-	var conds []string
-	var args []any
-	add := func(cond string, v any) { conds, args = append(conds, cond), append(args, v) }
+// modelOrder maps the sort keys of GET /models (lower-cased; "" the
+// default) to columns.
+var modelOrder = map[string]string{"": "created", "id": "id", "modelname": "lower(name)", "datasourcename": "lower(data_source)",
+	"type": "domain", "predictiondomain": "domain", "createddate": "created", "lastuseddate": "last_used"}
+
+// list is the catalog query of f.
+func (f modelFilter) list() *listSQL {
+	l := &listSQL{table: "models", orderBy: modelOrder, sortBy: f.SortBy, desc: f.Desc, limit: f.Limit, offset: f.Offset, count: f.ID == "",
+		columns: `id, session_id, domain, data_source, name, created, last_used, target, algorithm, metrics, columns`}
 	if f.ID != "" {
-		add("id = ?", f.ID)
+		l.and("id = ?", f.ID)
 	}
 	if f.DataSource != "" {
-		add("lower(data_source) = lower(?)", f.DataSource)
+		l.and("lower(data_source) = lower(?)", f.DataSource)
 	}
 	if f.PartialName != "" {
-		add("contains(lower(name), lower(?))", f.PartialName)
+		l.and("contains(lower(name), lower(?))", f.PartialName)
 	}
 	if f.After != nil {
-		add("created >= ?", f.After.UTC())
+		l.and("created >= ?", f.After.UTC())
 	}
 	if f.Before != nil {
-		add("created <= ?", f.Before.UTC())
+		l.and("created <= ?", f.Before.UTC())
 	}
-	if len(conds) == 0 {
-		return "", nil
-	}
-	return " WHERE " + strings.Join(conds, " AND "), args
+	return l
 }
 
-// listModels returns the models matching f and how many match.
+// listModels returns the models matching f and how many match (0 for a
+// lookup by id).
 func (e *Engine) listModels(ctx context.Context, f modelFilter) ([]Model, int, error) {
-	where, args := f.where()
-	var total int
-	var err error
-	if f.ID == "" {
-		if total, err = e.countWhere(ctx, "models", where, args); err != nil {
-			return nil, 0, err
-		}
-	}
-	order := map[string]string{"": "created", "id": "id", "modelname": "lower(name)", "datasourcename": "lower(data_source)",
-		"type": "domain", "predictiondomain": "domain", "createddate": "created", "lastuseddate": "last_used"}[f.SortBy]
-	tail, args := orderClause(order, f.Desc, f.Limit, f.Offset, args)
-	q := `SELECT id, session_id, domain, data_source, name, created, last_used, target, algorithm, metrics, columns FROM catalog.models` + where + tail
-	rows, err := e.store.Rows(ctx, q, args...)
+	rows, total, err := e.list(ctx, f.list())
 	if err != nil {
 		return nil, 0, err
 	}

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/vaticml/vatic/columnar"
@@ -166,53 +165,48 @@ type sessionFilter struct {
 	Hidden        bool // include sessions hidden by a delete (callbacks only)
 }
 
-// listSessions returns the sessions matching f (not hidden ones unless
-// f.Hidden) with
-// their histories, messages and columns, and how many match.
-func (e *Engine) listSessions(ctx context.Context, f sessionFilter) ([]Session, int, error) {
-	var conds []string
+// sessionOrder maps the sort keys of GET /sessions (lower-cased; "" the
+// default) to columns.
+var sessionOrder = map[string]string{"": "requested", "id": "id", "datasourcename": "lower(data_source)", "name": "lower(name)",
+	"type": "type", "status": "status", "requesteddate": "requested", "currentstatusdate": "status_date"}
+
+// list is the catalog query of f.
+func (f sessionFilter) list() *listSQL {
+	l := &listSQL{table: "sessions", orderBy: sessionOrder, sortBy: f.SortBy, desc: f.Desc, limit: f.Limit, offset: f.Offset, count: f.ID == "",
+		columns: `id, type, domain, status, data_source, target, name, event_name, callback_url, webhook_token, is_estimate,
+		requested, status_date, request, columns, model_id, algorithm, metrics, feature_importance`}
 	if !f.Hidden {
-		conds = append(conds, "NOT deleted")
+		l.and("NOT deleted")
 	}
-	var args []any
-	add := func(cond string, v any) { conds, args = append(conds, cond), append(args, v) }
 	if f.ID != "" {
-		add("id = ?", f.ID)
+		l.and("id = ?", f.ID)
 	}
 	if f.DataSource != "" {
-		add("lower(data_source) = lower(?)", f.DataSource)
+		l.and("lower(data_source) = lower(?)", f.DataSource)
 	}
 	if f.Event != "" {
-		add("lower(event_name) = lower(?)", f.Event)
+		l.and("lower(event_name) = lower(?)", f.Event)
 	}
 	if f.Model != "" {
-		add("model_id = ?", f.Model)
+		l.and("model_id = ?", f.Model)
 	}
 	if f.Type != "" {
-		add("type = ?", f.Type)
+		l.and("type = ?", f.Type)
 	}
 	if f.After != nil {
-		add("requested >= ?", f.After.UTC())
+		l.and("requested >= ?", f.After.UTC())
 	}
 	if f.Before != nil {
-		add("requested <= ?", f.Before.UTC())
+		l.and("requested <= ?", f.Before.UTC())
 	}
-	where := ""
-	if len(conds) > 0 {
-		where = " WHERE " + strings.Join(conds, " AND ")
-	}
-	var total int
-	var err error
-	if f.ID == "" {
-		if total, err = e.countWhere(ctx, "sessions", where, args); err != nil {
-			return nil, 0, err
-		}
-	}
-	order := map[string]string{"": "requested", "id": "id", "datasourcename": "lower(data_source)", "name": "lower(name)",
-		"type": "type", "status": "status", "requesteddate": "requested", "currentstatusdate": "status_date"}[f.SortBy]
-	tail, args := orderClause(order, f.Desc, f.Limit, f.Offset, args)
-	rows, err := e.store.Rows(ctx, `SELECT id, type, domain, status, data_source, target, name, event_name, callback_url, webhook_token, is_estimate,
-		requested, status_date, request, columns, model_id, algorithm, metrics, feature_importance FROM catalog.sessions`+where+tail, args...)
+	return l
+}
+
+// listSessions returns the sessions matching f (not hidden ones unless
+// f.Hidden) with their histories, messages and columns, and how many match
+// (0 for a lookup by id).
+func (e *Engine) listSessions(ctx context.Context, f sessionFilter) ([]Session, int, error) {
+	rows, total, err := e.list(ctx, f.list())
 	if err != nil {
 		return nil, 0, err
 	}

@@ -33,7 +33,9 @@ type Options struct {
 	// (default 1 GiB; negative means no cap), so a small gzip bomb cannot
 	// expand without bound.
 	MaxDecodedBytes int64
-	// Fetcher opens remote files for imports; nil disables imports.
+	// Fetcher opens remote files: import sources and the iCal calendars of
+	// views. It belongs to the Engine, which lends it to both; nil disables
+	// imports and URL calendars.
 	Fetcher Fetcher
 	// ImportConcurrency is how many imports run at once (default 2).
 	ImportConcurrency int
@@ -123,7 +125,10 @@ type Engine struct {
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex // per dataset (lower-cased name)
 
-	imports  *importPool // nil without a Fetcher
+	// fetcher opens remote files for imports and view calendars (nil: no
+	// remote sources); the one owner of Options.Fetcher.
+	fetcher  Fetcher
+	imports  *importPool // nil without a fetcher
 	sessions *sessionPool
 	models   modelCache
 	// regressors is the regression line-up (regress.Algorithms; tests
@@ -134,11 +139,11 @@ type Engine struct {
 // New opens an engine on store, applying catalog migrations first.
 func New(ctx context.Context, store Store, opts Options) (*Engine, error) {
 	opts = opts.withDefaults()
-	e := &Engine{store: store, opts: opts, log: opts.Logger, locks: map[string]*sync.Mutex{}, regressors: regress.Algorithms}
+	e := &Engine{store: store, opts: opts, log: opts.Logger, fetcher: opts.Fetcher, locks: map[string]*sync.Mutex{}, regressors: regress.Algorithms}
 	if err := e.migrate(ctx); err != nil {
 		return nil, err
 	}
-	if opts.Fetcher != nil {
+	if e.fetcher != nil {
 		if err := e.startImports(ctx); err != nil {
 			return nil, err
 		}

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"mime"
 	"path"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -316,19 +314,10 @@ func (e *Engine) ListImports(ctx context.Context, q ImportQuery) ([]Import, int,
 // catalog (the durable queue), so nothing waits only in memory but the
 // credentials, which never reach the disk.
 type importPool struct {
+	jobPool
 	e       *Engine
-	fetcher Fetcher
-	workers int
 	timeout time.Duration
-
-	wake    chan struct{}
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
-	claimMu sync.Mutex
-
-	mu      sync.Mutex
-	secrets map[string]ImportSecrets
-	orphans []string // imports found started at startup, to run again first
+	secrets map[string]ImportSecrets // guarded by jobPool.mu
 }
 
 func (p *importPool) keep(id string, s ImportSecrets) {
@@ -350,37 +339,19 @@ func (p *importPool) secret(id string) (ImportSecrets, bool) {
 	return s, ok
 }
 
-// notify wakes one idle worker.
-func (p *importPool) notify() {
-	select {
-	case p.wake <- struct{}{}:
-	default:
-	}
-}
-
 // startImports recovers imports a previous process left unfinished and
 // starts the workers. The base context outlives requests; Close cancels it.
 func (e *Engine) startImports(ctx context.Context) error {
 	o := e.opts
-	p := &importPool{e: e, fetcher: o.Fetcher, workers: o.ImportConcurrency, timeout: o.ImportTimeout,
-		wake: make(chan struct{}, 1), secrets: map[string]ImportSecrets{}}
+	p := &importPool{e: e, timeout: o.ImportTimeout, secrets: map[string]ImportSecrets{}}
+	p.jobPool = newJobPool("import", e.log, o.ImportConcurrency)
+	p.claimNext, p.runJob = e.claimRequestedImport, p.run
 	if err := p.recover(ctx); err != nil {
 		return err
 	}
-	base, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	p.cancel = cancel
 	e.imports = p // before the workers start: CreateImport and they use it
-	for range p.workers {
-		p.wg.Go(func() { p.work(base) })
-	}
+	p.start(ctx)
 	return nil
-}
-
-// stop cancels running imports and waits for the workers. Imports cut off
-// stay started and run again at the next start.
-func (p *importPool) stop() {
-	p.cancel()
-	p.wg.Wait()
 }
 
 // recover handles imports a previous process left unfinished: those that
@@ -400,57 +371,12 @@ func (p *importPool) recover(ctx context.Context) error {
 			continue
 		}
 		if u.status == StatusStarted {
-			if err := p.e.addImportMessage(ctx, u.id, Message{"informational", "The server restarted during this import; it runs again from the start."}); err != nil {
+			if err := p.restart(ctx, u.id, p.e.addImportMessage); err != nil {
 				return err
 			}
-			p.orphans = append(p.orphans, u.id)
 		}
 	}
 	return nil
-}
-
-func (p *importPool) work(ctx context.Context) {
-	workLoop(ctx, p.e.log, "import", p.wake, p.claim, p.run)
-}
-
-// workLoop is a job worker's loop (imports, sessions): claim a job and run
-// it; when none waits, sleep until woken or for 5 s (a job another process
-// queued is found then); stop when ctx ends.
-func workLoop(ctx context.Context, log *slog.Logger, what string, wake <-chan struct{},
-	claim func(context.Context) (string, error), run func(context.Context, string)) {
-	for {
-		id, err := claim(ctx)
-		if err != nil && ctx.Err() == nil {
-			log.ErrorContext(ctx, "claim "+what, LogErr, err)
-		}
-		if id != "" {
-			run(ctx, id)
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-wake:
-		case <-time.After(5 * time.Second):
-		}
-	}
-}
-
-// claim is the one function that hands an import to a worker: an orphan
-// of a previous process first, else the oldest requested import, marked
-// started in the same step.
-func (p *importPool) claim(ctx context.Context) (string, error) {
-	p.claimMu.Lock()
-	defer p.claimMu.Unlock()
-	p.mu.Lock()
-	if n := len(p.orphans); n > 0 {
-		id := p.orphans[0]
-		p.orphans = p.orphans[1:]
-		p.mu.Unlock()
-		return id, nil
-	}
-	p.mu.Unlock()
-	return p.e.claimRequestedImport(ctx)
 }
 
 // run performs one claimed import and records how it ended.
@@ -502,7 +428,7 @@ func (p *importPool) run(base context.Context, id string) {
 // runImport fetches the remote file and writes it like PUT /data.
 func (p *importPool) runImport(ctx context.Context, spec ImportSpec) (Dataset, error) {
 	e := p.e
-	obj, err := p.fetcher.Fetch(ctx, spec)
+	obj, err := e.fetcher.Fetch(ctx, spec)
 	if err != nil {
 		return Dataset{}, err
 	}

@@ -5,27 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"sync"
 	"time"
 )
 
-// sessionPool runs sessions: a fixed number of workers claim requested
-// sessions from the catalog (the durable queue) through one function, and
-// each session runs under its own context, registered by id so a delete
-// can cancel it.
+// sessionPool runs sessions on a jobPool: a fixed number of workers claim
+// requested sessions from the catalog (the durable queue) through one
+// function, and each session runs under its own context, registered by id
+// so a delete can cancel it.
 type sessionPool struct {
+	jobPool
 	e       *Engine
-	workers int
 	timeout time.Duration
-
-	wake    chan struct{}
-	cancelB context.CancelFunc
-	wg      sync.WaitGroup
-	claimMu sync.Mutex
-
-	mu      sync.Mutex
-	running map[string]*runState
-	orphans []string // sessions found started at startup, to run first
+	running map[string]*runState // guarded by jobPool.mu
 }
 
 // runState is a claimed session: its cancel function once it runs, and
@@ -38,13 +29,6 @@ type runState struct {
 
 // errSessionDeleted cancels a session whose user deleted it.
 var errSessionDeleted = errors.New("session deleted")
-
-func (p *sessionPool) notify() {
-	select {
-	case p.wake <- struct{}{}:
-	default:
-	}
-}
 
 // cancel stops a running or queued session; it reports whether a worker
 // holds it (and will purge it), false when none does.
@@ -85,8 +69,9 @@ func (p *sessionPool) progressOf(id string) int {
 // cancelled ends cancelled.
 func (e *Engine) startSessions(ctx context.Context) error {
 	o := e.opts
-	p := &sessionPool{e: e, workers: o.SessionConcurrency, timeout: o.SessionTimeout,
-		wake: make(chan struct{}, 1), running: map[string]*runState{}}
+	p := &sessionPool{e: e, timeout: o.SessionTimeout, running: map[string]*runState{}}
+	p.jobPool = newJobPool("session", e.log, o.SessionConcurrency)
+	p.claimNext, p.holdOrphan, p.runJob = p.next, p.hold, p.run
 	started, pending, deleted, err := e.unfinishedSessions(ctx)
 	if err != nil {
 		return err
@@ -102,49 +87,26 @@ func (e *Engine) startSessions(ctx context.Context) error {
 		}
 	}
 	for _, id := range started {
-		if err := e.addSessionMessage(ctx, id, Message{"informational", "The server restarted during this session; it runs again from the start."}); err != nil {
+		if err := p.restart(ctx, id, e.addSessionMessage); err != nil {
 			return err
 		}
-		p.orphans = append(p.orphans, id)
 	}
-	base, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	p.cancelB = cancel
 	e.sessions = p
-	for range p.workers {
-		p.wg.Go(func() { p.work(base) })
-	}
+	p.start(ctx)
 	return nil
 }
 
-// stop cancels running sessions and waits for the workers; sessions cut
-// off stay started and run again at the next start.
-func (p *sessionPool) stop() {
-	p.cancelB()
-	p.wg.Wait()
-}
+// hold registers a session a worker took; mu is held.
+func (p *sessionPool) hold(id string) { p.running[id] = &runState{} }
 
-func (p *sessionPool) work(ctx context.Context) {
-	workLoop(ctx, p.e.log, "session", p.wake, p.claim, p.run)
-}
-
-// claim hands a session to a worker: an orphan of a previous process
-// first, else the oldest requested session (claimRequestedSession).
-func (p *sessionPool) claim(ctx context.Context) (string, error) {
-	p.claimMu.Lock()
-	defer p.claimMu.Unlock()
-	p.mu.Lock()
-	if n := len(p.orphans); n > 0 {
-		id := p.orphans[0]
-		p.orphans = p.orphans[1:]
-		p.running[id] = &runState{}
-		p.mu.Unlock()
-		return id, nil
-	}
-	p.mu.Unlock()
+// next claims the oldest requested session (claimRequestedSession),
+// registers it and tells its callback it started. An orphan is not
+// called back: its callback heard "started" from the previous process.
+func (p *sessionPool) next(ctx context.Context) (string, error) {
 	id, err := p.e.claimRequestedSession(ctx)
 	if id != "" {
 		p.mu.Lock()
-		p.running[id] = &runState{}
+		p.hold(id)
 		p.mu.Unlock()
 		p.callback(id)
 	}

@@ -318,10 +318,11 @@ const (
 )
 
 // urlCalendar returns the events of an iCal calendar join. With fetch, the
-// file is read through the import sources (same timeouts, size cap and
-// private-address refusal as URL imports) for the base's date range (a year
-// either side, so a joinInterval can reach them) and the label settled;
-// without, the events stored with the view are read back.
+// file is read through the engine's Fetcher, the one URL imports use (same
+// private-address refusal and idle timeout; a calendar has its own size
+// cap), for the base's date range (a year either side, so a joinInterval
+// can reach them) and the label settled; without, the events stored with
+// the view are read back.
 func (e *Engine) urlCalendar(ctx context.Context, field, viewName string, i int, base Dataset, c *CalendarRef, fetch bool) ([]calendar.Event, error) {
 	c.table = fmt.Sprintf("calendar view %s %d", viewName, i)
 	if !fetch {
@@ -337,7 +338,7 @@ func (e *Engine) urlCalendar(ctx context.Context, field, viewName string, i int,
 	if RedactURL(c.URL) == "" || !(strings.HasPrefix(strings.ToLower(c.URL), "http://") || strings.HasPrefix(strings.ToLower(c.URL), "https://")) {
 		return nil, Validation(field+".calendar.url", "Value for url must be an absolute http or https URL")
 	}
-	if e.imports == nil {
+	if e.fetcher == nil {
 		return nil, Validation(field+".calendar.url", "iCal calendars need remote sources, which this server has not")
 	}
 	ts := base.ColumnWithRole(columnar.RoleTimestamp)
@@ -348,7 +349,7 @@ func (e *Engine) urlCalendar(ctx context.Context, field, viewName string, i int,
 	if err != nil {
 		return nil, err
 	}
-	obj, err := e.imports.fetcher.Fetch(ctx, ImportSpec{Kind: ImportURL, URL: c.URL})
+	obj, err := e.fetcher.Fetch(ctx, ImportSpec{Kind: ImportURL, URL: c.URL})
 	if err != nil {
 		_, msg, _ := Classify(err)
 		return nil, Validation(field+".calendar.url", "The calendar could not be read: "+msg)

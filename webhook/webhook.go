@@ -1,9 +1,15 @@
-// Package webhook delivers session status changes to the callbackUrl a
-// session was created with (REFERENCE §6.17): POST with the session's JSON
-// (as GET /sessions/{id} renders it) and the Nexosis-Webhook-Token header,
+// Package webhook delivers session callbacks (REFERENCE §6.17): it POSTs a
+// body it is given to a callbackUrl with the Nexosis-Webhook-Token header,
 // through the transport it is given — vatic serve passes remote's guarded
-// transport, so a callback obeys the import rules for private addresses. Deliveries are queued and sent by a few workers:
-// a slow or failing receiver never holds up a session.
+// transport, so a callback obeys the import rules for private addresses.
+// Deliveries are queued and sent by a few workers: a slow or failing
+// receiver never holds up a session.
+//
+// The body is not this package's business: api.Callbacks, the
+// engine.Notifier, renders the session as GET /sessions/{id} does and hands
+// the bytes to a Sender (it implements api.Deliverer). So webhook needs
+// neither api nor the session type, and nothing calls back from here into
+// the front.
 package webhook
 
 import (
@@ -24,8 +30,6 @@ import (
 // Options configure a Sender. Zero values mean the documented defaults
 // (REFERENCE §6.17 suggests them).
 type Options struct {
-	// Render turns a session into the request body. Required.
-	Render func(engine.Session) ([]byte, error)
 	// Logger receives failed deliveries; nil discards.
 	Logger *slog.Logger
 	// Timeout bounds one attempt (default 10 s).
@@ -43,7 +47,8 @@ type Options struct {
 	Workers int
 }
 
-// Sender implements engine.Notifier.
+// Sender queues and sends callback deliveries. It is safe for concurrent
+// use.
 type Sender struct {
 	opts   Options
 	client *http.Client
@@ -60,8 +65,6 @@ type delivery struct {
 	url, token string
 	body       []byte
 }
-
-var _ engine.Notifier = (*Sender)(nil)
 
 // New starts a Sender whose requests go through rt, without following
 // redirects.
@@ -100,27 +103,20 @@ func New(rt http.RoundTripper, opts Options) *Sender {
 	return s
 }
 
-// Notify queues a delivery of s's current state; it never blocks.
-func (s *Sender) Notify(sess engine.Session) {
-	if sess.CallbackURL == "" {
-		return
-	}
-	body, err := s.opts.Render(sess)
-	if err != nil {
-		s.opts.Logger.Error("render webhook", engine.LogSessionID, sess.ID, engine.LogErr, err)
-		return
-	}
+// Deliver queues a POST of body to url with token (none when ""); it never
+// blocks. sessionID names the session in logs. After Close it does nothing.
+func (s *Sender) Deliver(sessionID, url, token string, body []byte) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.done {
 		return
 	}
 	h := fnv.New32a()
-	_, _ = h.Write([]byte(sess.ID))
+	_, _ = h.Write([]byte(sessionID))
 	select {
-	case s.queues[h.Sum32()%uint32(len(s.queues))] <- delivery{url: sess.CallbackURL, token: sess.WebhookToken, body: body}:
+	case s.queues[h.Sum32()%uint32(len(s.queues))] <- delivery{url: url, token: token, body: body}:
 	default:
-		s.opts.Logger.Warn("webhook queue full; delivery dropped", engine.LogSessionID, sess.ID)
+		s.opts.Logger.Warn("webhook queue full; delivery dropped", engine.LogSessionID, sessionID)
 	}
 }
 

@@ -10,20 +10,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vaticml/vatic/engine"
 	"github.com/vaticml/vatic/remote"
 	"github.com/vaticml/vatic/webhook"
 )
-
-func render(s engine.Session) ([]byte, error) { return []byte(`{"sessionId":"` + s.ID + `"}`), nil }
 
 // send delivers one notification to url and waits for the sender to stop.
 func send(t *testing.T, allowPrivate bool, url string) {
 	t.Helper()
 	c := remote.New(remote.Options{AllowPrivate: allowPrivate})
 	t.Cleanup(c.Close)
-	s := webhook.New(c.Transport(), webhook.Options{Render: render, Backoff: time.Millisecond, Timeout: 2 * time.Second})
-	s.Notify(engine.Session{ID: "s1", CallbackURL: url, WebhookToken: "tok"})
+	s := webhook.New(c.Transport(), webhook.Options{Backoff: time.Millisecond, Timeout: 2 * time.Second})
+	s.Deliver("s1", url, "tok", []byte(`{"sessionId":"s1"}`))
 	time.Sleep(200 * time.Millisecond)
 	s.Close()
 }
@@ -102,13 +99,13 @@ func TestOneSessionInOrder(t *testing.T) {
 	defer srv.Close()
 	c := remote.New(remote.Options{AllowPrivate: true})
 	t.Cleanup(c.Close)
-	s := webhook.New(c.Transport(), webhook.Options{Workers: 4, Render: func(s engine.Session) ([]byte, error) {
-		return json.Marshal(map[string]string{"sessionId": s.ID, "status": string(s.Status)})
-	}})
-	statuses := []engine.Status{"requested", "started", "cancellationPending", "cancelled"}
+	s := webhook.New(c.Transport(), webhook.Options{Workers: 4})
+	statuses := []string{"requested", "started", "cancellationPending", "cancelled"}
 	for _, st := range statuses {
 		for i := range 2 {
-			s.Notify(engine.Session{ID: fmt.Sprint("s", i), CallbackURL: srv.URL, Status: st})
+			id := fmt.Sprint("s", i)
+			body, _ := json.Marshal(map[string]string{"sessionId": id, "status": st})
+			s.Deliver(id, srv.URL, "", body)
 		}
 	}
 	deadline := time.Now().Add(10 * time.Second)

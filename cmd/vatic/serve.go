@@ -162,21 +162,24 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 		publicBase = "http://" + c.Addr + "/v1"
 	}
 	base.Store(&publicBase)
-	hooks := webhook.New(sources.Transport(), webhook.Options{Logger: log, Render: func(s engine.Session) ([]byte, error) {
-		return api.SessionJSON(*base.Load(), s, c.Compat)
-	}})
+	// One api.Options value serves the HTTP API and renders callback
+	// bodies, so both spell a session the same way (Compat); the webhook
+	// sender only delivers the bytes.
+	apiOpts := api.Options{Logger: log, Keys: keys, MaxBodyBytes: c.MaxBodyBytes, Compat: c.Compat}
+	hooks := webhook.New(sources.Transport(), webhook.Options{Logger: log})
 	defer hooks.Close()
+	callbacks := api.NewCallbacks(apiOpts, func() string { return *base.Load() }, hooks)
 	eng, err := engine.New(ctx, store, engine.Options{
 		Logger: log, MaxDecodedBytes: c.MaxBodyBytes, Allotments: c.Allotments,
 		Fetcher: remote.NewFetcher(sources), ImportConcurrency: c.Import.Workers, ImportTimeout: c.Import.Timeout, ImportMaxBytes: c.Import.MaxBytes,
-		SessionConcurrency: c.Sessions.Workers, SessionTimeout: c.Sessions.Timeout, Notifier: hooks,
+		SessionConcurrency: c.Sessions.Workers, SessionTimeout: c.Sessions.Timeout, Notifier: callbacks,
 	})
 	if err != nil {
 		return fmt.Errorf("open engine: %w", err)
 	}
 	defer eng.Close()
 	srv := &http.Server{
-		Handler:           api.New(eng, api.Options{Logger: log, Keys: keys, MaxBodyBytes: c.MaxBodyBytes, Compat: c.Compat}),
+		Handler:           api.New(eng, apiOpts),
 		ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
