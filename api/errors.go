@@ -2,7 +2,9 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/vaticml/vatic/engine"
 )
@@ -56,9 +58,14 @@ type errorBody struct {
 // writeError answers err with the reference's error body: the status from
 // errorClasses, the engine's message and details (with the original's itemType
 // under -compat original, see Compat.notFound). Internal errors are logged
-// with the request id and shown only as a generic message. HEAD errors have
-// no body.
+// with the request id and shown only as a generic message. A request body
+// read past its limit is a 413 however the failure was wrapped (tooLarge).
+// HEAD errors have no body.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		err = tooLarge(r, mbe.Limit)
+	}
 	kind, msg, details := engine.Classify(err)
 	msg, details = s.opts.Compat.notFound(kind, msg, details)
 	class := classOf(kind)
@@ -86,4 +93,41 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	h.Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(body)
+}
+
+// tooLarge is the 413 of a request body read past its limit
+// (http.MaxBytesReader). writeError gives it to any error with an
+// *http.MaxBytesError in its chain, whatever a handler or the engine made
+// of the failed read. The sentence, computed from the limit, is the one
+// each kind of body has always had: the data of PUT /data/{name}, the rows
+// of a predict request (under "data"), or a small JSON request body
+// (imports, sessions, views).
+func tooLarge(r *http.Request, limit int64) *engine.Error {
+	n := strconv.FormatInt(limit, 10)
+	field, text := "body", "The request body must be under "+sizeText(limit)
+	switch segs := splitPath(r.URL.Path); {
+	case r.Method == http.MethodPut && len(segs) == 3 && segs[0] == "v1" && segs[1] == "data":
+		text = "The request body exceeds " + n + " bytes"
+	case r.Method == http.MethodPost && len(segs) == 4 && segs[0] == "v1" && segs[3] == "predict":
+		field, text = "data", "A predict request must be under "+n+" bytes"
+	}
+	return &engine.Error{Kind: engine.TooLarge, Msg: "The request body is too large",
+		Details: map[string]any{field: []string{text}}}
+}
+
+// sizeText writes a byte count in MiB when it is a whole number of them
+// ("1 MiB"), else in bytes.
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// because returns e with cause err. A cause is never shown, but an
+// *http.MaxBytesError among them makes writeError answer 413 (tooLarge)
+// instead of e.
+func because(e *engine.Error, err error) error {
+	e.Err = err
+	return e
 }

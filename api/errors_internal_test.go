@@ -2,9 +2,11 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/vaticml/vatic/engine"
@@ -53,5 +55,39 @@ func TestErrorClasses(t *testing.T) {
 	}
 	if len(errorClasses) != 15 {
 		t.Errorf("errorClasses has %d kinds; this test pins 15", len(errorClasses))
+	}
+}
+
+// TestTooLarge pins the 413 of each kind of request body over its limit:
+// writeError finds the *http.MaxBytesError however the read failure was
+// wrapped, and words it as that body always was.
+func TestTooLarge(t *testing.T) {
+	s := &Server{log: slog.New(slog.DiscardHandler)}
+	mbe := func(n int64) error { return &http.MaxBytesError{Limit: n} }
+	const (
+		upload  = `{"statusCode":413,"message":"The request body is too large","errorType":"RequestValidation","errorDetails":{"body":["The request body exceeds 4096 bytes"]}}`
+		request = `{"statusCode":413,"message":"The request body is too large","errorType":"RequestValidation","errorDetails":{"body":["The request body must be under 1 MiB"]}}`
+		predict = `{"statusCode":413,"message":"The request body is too large","errorType":"RequestValidation","errorDetails":{"data":["A predict request must be under 67108864 bytes"]}}`
+	)
+	for _, tc := range []struct {
+		method, path string
+		err          error
+		want         string
+	}{
+		{"PUT", "/v1/data/sales", mbe(4096), upload},
+		{"PUT", "/v1/data/sales", &engine.Error{Kind: engine.Invalid, Msg: "Request is invalid", Err: fmt.Errorf("read: %w", mbe(4096))}, upload},
+		{"PUT", "/v1/data/sales", mbe(1 << 30), `{"statusCode":413,"message":"The request body is too large","errorType":"RequestValidation","errorDetails":{"body":["The request body exceeds 1073741824 bytes"]}}`},
+		{"POST", "/v1/imports/url", because(engine.Validation("body", "The request body could not be read"), mbe(1<<20)), request},
+		{"PUT", "/v1/views/v", because(engine.Validation("body", "The request body could not be read"), mbe(1<<20)), request},
+		{"POST", "/v1/sessions/forecast", mbe(1 << 20), request},
+		{"POST", "/v1/sessions/forecast", mbe(1000), `{"statusCode":413,"message":"The request body is too large","errorType":"RequestValidation","errorDetails":{"body":["The request body must be under 1000 bytes"]}}`},
+		{"POST", "/v1/models/m/predict", because(engine.Validation("data", "The request body is not valid JSON"), mbe(maxPredictBytes)), predict},
+		{"POST", "/v1/model/m/predict", mbe(maxPredictBytes), predict},
+	} {
+		w := httptest.NewRecorder()
+		s.writeError(w, httptest.NewRequest(tc.method, tc.path, nil), tc.err)
+		if got := strings.TrimSpace(w.Body.String()); w.Code != 413 || got != tc.want {
+			t.Errorf("%s %s, %v: %d %s; want 413 %s", tc.method, tc.path, tc.err, w.Code, got, tc.want)
+		}
 	}
 }
