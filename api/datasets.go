@@ -58,18 +58,12 @@ func (s *Server) putDataset(w http.ResponseWriter, r *http.Request, p httprouter
 		Body:            http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes),
 		ContentEncoding: r.Header.Get("Content-Encoding"),
 		TimestampColumn: params(r.URL.Query()).get("timestampColumn"),
+		Format:          engine.FormatHints{ContentType: r.Header.Get("Content-Type")},
 	}
-	ct := r.Header.Get("Content-Type")
-	mt, _, _ := mime.ParseMediaType(ct)
-	switch strings.ToLower(mt) {
-	case "application/json", "text/json":
-		req.Format = engine.FormatJSON
-	case "text/csv", "application/csv", "text/comma-separated-values", "application/vnd.ms-excel":
-		req.Format = engine.FormatCSV
-	case "", "application/octet-stream", "text/plain":
-		req.SniffFormat = true
-	default:
-		return engine.Validation("Content-Type", "Content type '"+ct+"' is not supported; send application/json or text/csv")
+	// A content type that is neither CSV nor JSON is refused before
+	// anything else; the engine decides the format.
+	if err := engine.CheckFormat(req.Format); err != nil {
+		return err
 	}
 	d, _, err := s.engine.PutDataset(r.Context(), req)
 	if err != nil {
