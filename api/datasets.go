@@ -2,7 +2,6 @@ package api
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"math"
 	"mime"
@@ -50,41 +49,21 @@ func (s *Server) listDatasets(w http.ResponseWriter, r *http.Request, _ httprout
 	return writeList(w, r, pg, size, total, out)
 }
 
-// maxBytesBody turns the body limit's error into the engine's TooLarge, so
-// the engine can classify it without knowing net/http.
-type maxBytesBody struct{ r io.Reader }
-
-func (b maxBytesBody) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		err = &engine.Error{Kind: engine.TooLarge, Msg: "The request body is too large",
-			Details: map[string]any{"body": []string{"The request body exceeds " + strconv.FormatInt(mbe.Limit, 10) + " bytes"}}}
-	}
-	return n, err
-}
-
 // putDataset answers PUT /data/{name} (REFERENCE §3.2) with JSON or CSV,
 // optionally gzip- or zstd-encoded, streamed into the engine.
 func (s *Server) putDataset(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
 	name := p.ByName("name")
 	req := engine.PutRequest{
 		Name:            name,
-		Body:            maxBytesBody{http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes)},
+		Body:            http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes),
 		ContentEncoding: r.Header.Get("Content-Encoding"),
 		TimestampColumn: params(r.URL.Query()).get("timestampColumn"),
+		Format:          engine.FormatHints{ContentType: r.Header.Get("Content-Type")},
 	}
-	ct := r.Header.Get("Content-Type")
-	mt, _, _ := mime.ParseMediaType(ct)
-	switch strings.ToLower(mt) {
-	case "application/json", "text/json":
-		req.Format = engine.FormatJSON
-	case "text/csv", "application/csv", "text/comma-separated-values", "application/vnd.ms-excel":
-		req.Format = engine.FormatCSV
-	case "", "application/octet-stream", "text/plain":
-		req.SniffFormat = true
-	default:
-		return engine.Validation("Content-Type", "Content type '"+ct+"' is not supported; send application/json or text/csv")
+	// A content type that is neither CSV nor JSON is refused before
+	// anything else; the engine decides the format.
+	if err := engine.CheckFormat(req.Format); err != nil {
+		return err
 	}
 	d, _, err := s.engine.PutDataset(r.Context(), req)
 	if err != nil {

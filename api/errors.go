@@ -2,28 +2,46 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/vaticml/vatic/engine"
 )
 
-// statusFor is the only table from error kind to HTTP status.
-var statusFor = map[engine.Kind]int{
-	engine.Internal:           http.StatusInternalServerError,
-	engine.Invalid:            http.StatusBadRequest,
-	engine.InvalidMetadata:    http.StatusBadRequest,
-	engine.InvalidDateRange:   http.StatusBadRequest,
-	engine.NoData:             http.StatusBadRequest,
-	engine.ParametersRequired: http.StatusBadRequest,
-	engine.Unauthorized:       http.StatusUnauthorized,
-	engine.Forbidden:          http.StatusForbidden,
-	engine.NotFound:           http.StatusNotFound,
-	engine.Conflict:           http.StatusConflict,
-	engine.TooLarge:           http.StatusRequestEntityTooLarge,
-	engine.UnsupportedMedia:   http.StatusUnsupportedMediaType,
-	engine.QuotaExceeded:      http.StatusTooManyRequests,
-	engine.Unavailable:        http.StatusServiceUnavailable,
-	engine.Canceled:           499,
+// errorClass is what an error kind shows the caller: the HTTP status and
+// the errorType of the error body (REFERENCE §1.10).
+type errorClass struct {
+	status    int
+	errorType string // "" for 401, whose body has none
+}
+
+// errorClasses is the only table from error kind to HTTP status and
+// errorType. A kind missing from it is answered as Internal.
+var errorClasses = map[engine.Kind]errorClass{
+	engine.Internal:           {http.StatusInternalServerError, "ServerError"},
+	engine.Invalid:            {http.StatusBadRequest, "RequestValidation"},
+	engine.InvalidMetadata:    {http.StatusBadRequest, "InvalidColumnMetadata"},
+	engine.InvalidDateRange:   {http.StatusBadRequest, "InvalidDateRange"},
+	engine.NoData:             {http.StatusBadRequest, "NoData"},
+	engine.ParametersRequired: {http.StatusBadRequest, "SomeParametersRequired"},
+	engine.Unauthorized:       {http.StatusUnauthorized, ""},
+	engine.Forbidden:          {http.StatusForbidden, "PlanUpgradeRequired"},
+	engine.NotFound:           {http.StatusNotFound, "NotFound"},
+	engine.Conflict:           {http.StatusConflict, "Conflict"},
+	engine.TooLarge:           {http.StatusRequestEntityTooLarge, "RequestValidation"},
+	engine.UnsupportedMedia:   {http.StatusUnsupportedMediaType, "RequestValidation"},
+	engine.QuotaExceeded:      {http.StatusTooManyRequests, "QuotaExceeded"},
+	engine.Unavailable:        {http.StatusServiceUnavailable, "ServiceUnavailable"},
+	engine.Canceled:           {499, "RequestCanceled"},
+}
+
+// classOf returns the status and errorType of kind k.
+func classOf(k engine.Kind) errorClass {
+	if c, ok := errorClasses[k]; ok {
+		return c
+	}
+	return errorClasses[engine.Internal]
 }
 
 // errorBody is the reference's error body (REFERENCE §1.10).
@@ -38,23 +56,26 @@ type errorBody struct {
 }
 
 // writeError answers err with the reference's error body: the status from
-// statusFor, the engine's message and details (with the original's itemType
+// errorClasses, the engine's message and details (with the original's itemType
 // under -compat original, see Compat.notFound). Internal errors are logged
-// with the request id and shown only as a generic message. HEAD errors have
-// no body.
+// with the request id and shown only as a generic message. A request body
+// read past its limit is a 413 however the failure was wrapped (tooLarge).
+// HEAD errors have no body.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		err = tooLarge(mbe.Limit)
+	}
 	kind, msg, details := engine.Classify(err)
 	msg, details = s.opts.Compat.notFound(kind, msg, details)
-	status := statusFor[kind]
-	if status == 0 {
-		status = http.StatusInternalServerError
-	}
+	class := classOf(kind)
+	status := class.status
 	if kind == engine.Internal {
 		s.log.ErrorContext(r.Context(), "request failed", engine.LogRequestID, requestID(r), engine.LogErr, err)
 	} else if rec := recorderOf(w); rec != nil {
 		rec.err = err
 	}
-	body := errorBody{StatusCode: status, Message: msg, ErrorType: kind.String(), ErrorDetails: details}
+	body := errorBody{StatusCode: status, Message: msg, ErrorType: class.errorType, ErrorDetails: details}
 	if kind == engine.Unauthorized {
 		body.ErrorDetails = nil
 	}
@@ -72,4 +93,21 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	h.Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(body)
+}
+
+// tooLarge is the 413 of any request body over its limit, found as an
+// *http.MaxBytesError in the error's chain whatever a handler or the engine
+// made of the failed read: one sentence, with the limit that applied (the
+// body limits are documented flags or derive from one).
+func tooLarge(limit int64) *engine.Error {
+	return &engine.Error{Kind: engine.TooLarge, Msg: "The request body is too large",
+		Details: map[string]any{"body": []string{"The request body exceeds " + strconv.FormatInt(limit, 10) + " bytes"}}}
+}
+
+// because returns e with cause err. A cause is never shown, but an
+// *http.MaxBytesError among them makes writeError answer 413 (tooLarge)
+// instead of e.
+func because(e *engine.Error, err error) error {
+	e.Err = err
+	return e
 }

@@ -196,12 +196,8 @@ func pascal(s string) string {
 func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return &engine.Error{Kind: engine.TooLarge, Msg: "The request body is too large",
-				Details: map[string]any{"body": []string{"The request body must be under 1 MiB"}}}
-		}
-		return engine.Validation("body", "The request body could not be read")
+		// A body over the limit stays in the chain: writeError answers 413.
+		return because(engine.Validation("body", "The request body could not be read"), err)
 	}
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 || string(body) == `""` || string(body) == "null" {

@@ -201,6 +201,40 @@ func TestImportURL(t *testing.T) {
 	})
 }
 
+// TestImportFormatAsPut checks that an import reads a file served as
+// application/vnd.ms-excel (how Windows labels .csv files) as CSV, as PUT
+// /data does, even when its first bytes look like JSON (a bracketed
+// header); before ingest.FormatOf, imports sniffed such a file as JSON,
+// and PUT refused the bare content types csv and json.
+func TestImportFormatAsPut(t *testing.T) {
+	s := newServer(t)
+	f, base := serveFiles(t)
+	csv := "[day],sales\n2017-01-01,10\n2017-01-02,20\n"
+	f.put("/export", []byte(csv), "application/vnd.ms-excel", "")
+	imp := postImport(t, s, "url", map[string]any{"dataSetName": "excel", "url": base + "/export"})
+	if done := waitImport(t, s, imp.ImportID); done.Status != "completed" {
+		t.Fatalf("import ended %s: %+v", done.Status, done.Messages)
+	}
+	d := s.get(t, "excel", "")
+	if _, ok := d.Columns["[day]"]; !ok || d.RowCount != 2 {
+		t.Errorf("dataset after import: %d rows, columns %v; want 2 rows with column [day]", d.RowCount, d.Columns)
+	}
+	// PUT reads the same body the same way.
+	res := s.do(t, "PUT", "/v1/data/excel-put", csv, "Content-Type", "application/vnd.ms-excel")
+	if res.status != 201 {
+		t.Fatalf("PUT as application/vnd.ms-excel = %d %s", res.status, res.body)
+	}
+	if d := s.get(t, "excel-put", ""); d.RowCount != 2 {
+		t.Errorf("dataset after PUT: %d rows, want 2", d.RowCount)
+	}
+	// And PUT takes the import's bare contentType values as content types.
+	s.put(t, "bare-csv", "csv", csv)
+	s.put(t, "bare-json", "JSON", `[{"day":"2017-01-01","sales":"1"}]`)
+	if d := s.get(t, "bare-json", ""); d.RowCount != 1 {
+		t.Errorf("dataset after PUT as JSON: %d rows, want 1", d.RowCount)
+	}
+}
+
 func TestImportIntoExistingDatasetUpserts(t *testing.T) {
 	s := newServer(t)
 	f, base := serveFiles(t)

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -147,11 +146,6 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 		req.Rows, extra, err = readPredictJSON(body)
 	}
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return &engine.Error{Kind: engine.TooLarge, Msg: "The request body is too large",
-				Details: map[string]any{"data": []string{fmt.Sprintf("A predict request must be under %d bytes", maxPredictBytes)}}}
-		}
 		return err
 	}
 	for k, v := range extra {
@@ -246,26 +240,26 @@ func (p predictRows) writeTo(w io.Writer) {
 func readPredictJSON(r io.Reader) ([]engine.PredictRow, map[string]string, error) {
 	dec := json.NewDecoder(bufio.NewReader(r))
 	dec.UseNumber()
-	bad := func(msg string) error { return engine.Validation("data", msg) }
+	bad := func(msg string) *engine.Error { return engine.Validation("data", msg) }
 	tok, err := dec.Token()
 	if err == io.EOF {
 		return nil, nil, bad("The data field is required.")
 	}
 	if err != nil || tok != json.Delim('{') {
-		return nil, nil, passMaxBytes(err, bad("The request body must be a JSON object with a data array"))
+		return nil, nil, because(bad("The request body must be a JSON object with a data array"), err)
 	}
 	var rows []engine.PredictRow
 	var extra map[string]string
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, nil, passMaxBytes(err, bad("The request body is not valid JSON"))
+			return nil, nil, because(bad("The request body is not valid JSON"), err)
 		}
 		key, _ := tok.(string)
 		if !strings.EqualFold(key, "data") {
 			var raw json.RawMessage
 			if err := dec.Decode(&raw); err != nil {
-				return nil, nil, passMaxBytes(err, bad("The request body is not valid JSON"))
+				return nil, nil, because(bad("The request body is not valid JSON"), err)
 			}
 			if strings.EqualFold(key, "extraParameters") {
 				if extra, err = decodeExtra(raw); err != nil {
@@ -275,7 +269,7 @@ func readPredictJSON(r io.Reader) ([]engine.PredictRow, map[string]string, error
 			continue
 		}
 		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-			return nil, nil, passMaxBytes(err, bad("Value for data must be an array of objects"))
+			return nil, nil, because(bad("Value for data must be an array of objects"), err)
 		}
 		var layout []string
 		for dec.More() {
@@ -287,7 +281,7 @@ func readPredictJSON(r io.Reader) ([]engine.PredictRow, map[string]string, error
 			rows = append(rows, row)
 		}
 		if _, err := dec.Token(); err != nil {
-			return nil, nil, passMaxBytes(err, bad("The request body is not valid JSON"))
+			return nil, nil, because(bad("The request body is not valid JSON"), err)
 		}
 	}
 	return rows, extra, nil
@@ -301,7 +295,7 @@ func readPredictRow(dec *json.Decoder, index int, layout []string) (engine.Predi
 	bad := engine.Validation("data", fmt.Sprintf("Row %d must be an object of column values", index))
 	var raw json.RawMessage
 	if err := dec.Decode(&raw); err != nil {
-		return engine.PredictRow{}, passMaxBytes(err, bad)
+		return engine.PredictRow{}, because(bad, err)
 	}
 	if len(raw) == 0 || raw[0] != '{' {
 		return engine.PredictRow{}, bad
@@ -435,15 +429,6 @@ func scanString(b []byte, i int) (string, int, bool) {
 	return "", len(b), false
 }
 
-// passMaxBytes keeps a body-size error so the handler answers 413.
-func passMaxBytes(err, otherwise error) error {
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return err
-	}
-	return otherwise
-}
-
 // readPredictCSV reads a header line and rows of values (Elm's predictRaw).
 func readPredictCSV(r io.Reader) ([]engine.PredictRow, error) {
 	cr := csv.NewReader(bufio.NewReader(r))
@@ -453,7 +438,7 @@ func readPredictCSV(r io.Reader) ([]engine.PredictRow, error) {
 		return nil, engine.Validation("data", "The data field is required.")
 	}
 	if err != nil {
-		return nil, passMaxBytes(err, engine.Validation("data", "The CSV header could not be read: "+err.Error()))
+		return nil, because(engine.Validation("data", "The CSV header could not be read: "+err.Error()), err)
 	}
 	var rows []engine.PredictRow
 	for line := 2; ; line++ {
@@ -462,7 +447,7 @@ func readPredictCSV(r io.Reader) ([]engine.PredictRow, error) {
 			return rows, nil
 		}
 		if err != nil {
-			return nil, passMaxBytes(err, engine.Validation("data", fmt.Sprintf("Line %d could not be read: %v", line, err)))
+			return nil, because(engine.Validation("data", fmt.Sprintf("Line %d could not be read: %v", line, err)), err)
 		}
 		if len(rec) != len(header) {
 			return nil, engine.Validation("data", fmt.Sprintf("Line %d has %d values; the header names %d columns", line, len(rec), len(header)))

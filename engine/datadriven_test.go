@@ -143,11 +143,11 @@ func (d *driver) run(t *testing.T, td *datadriven.TestData) (string, error) {
 		return "ok", nil
 
 	case "put":
-		req := engine.PutRequest{Name: args["name"], Format: engine.FormatCSV, TimestampColumn: args["timestampColumn"]}
+		req := engine.PutRequest{Name: args["name"], Format: engine.FormatHints{ContentType: "text/csv"}, TimestampColumn: args["timestampColumn"]}
 		switch args["format"] {
 		case "", "csv":
 		case "json":
-			req.Format = engine.FormatJSON
+			req.Format = engine.FormatHints{ContentType: "application/json"}
 		default:
 			td.Fatalf(t, "format must be csv or json")
 		}
@@ -590,7 +590,7 @@ func errorText(err error) string {
 		msg = err.Error()
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "error: %s: %s\n", kind, msg)
+	fmt.Fprintf(&b, "error: %s: %s\n", kindNames[kind], msg)
 	for _, k := range sortedKeys(details) {
 		switch v := details[k].(type) {
 		case []string:
@@ -609,4 +609,13 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// kindNames label error kinds in the expected output with the errorType
+// the API answers them with (api/errors.go owns that table).
+var kindNames = map[engine.Kind]string{
+	engine.Internal: "ServerError", engine.Invalid: "RequestValidation", engine.InvalidMetadata: "InvalidColumnMetadata",
+	engine.InvalidDateRange: "InvalidDateRange", engine.NoData: "NoData", engine.ParametersRequired: "SomeParametersRequired",
+	engine.Forbidden: "PlanUpgradeRequired", engine.NotFound: "NotFound", engine.Conflict: "Conflict",
+	engine.QuotaExceeded: "QuotaExceeded", engine.Unavailable: "ServiceUnavailable",
 }

@@ -6,9 +6,9 @@ import (
 	"fmt"
 )
 
-// Kind classifies an error for the API; each kind is one errorType of the
-// reference's error body (REFERENCE §1.10) and one HTTP status, mapped in
-// exactly one place (api/errors.go).
+// Kind classifies an error for the API. The API maps each kind to its HTTP
+// status and the reference's errorType (REFERENCE §1.10) in exactly one
+// place, api/errors.go; the comments give that mapping for reference.
 type Kind int
 
 // The error kinds.
@@ -19,7 +19,7 @@ const (
 	InvalidDateRange               // 400 InvalidDateRange
 	NoData                         // 400 NoData
 	ParametersRequired             // 400 SomeParametersRequired
-	Unauthorized                   // 401
+	Unauthorized                   // 401 (no errorType)
 	Forbidden                      // 403 PlanUpgradeRequired
 	NotFound                       // 404 NotFound
 	Conflict                       // 409 Conflict
@@ -29,33 +29,6 @@ const (
 	Unavailable                    // 503 ServiceUnavailable
 	Canceled                       // 499 RequestCanceled
 )
-
-var kindNames = [...]string{
-	Internal:           "ServerError",
-	Invalid:            "RequestValidation",
-	InvalidMetadata:    "InvalidColumnMetadata",
-	InvalidDateRange:   "InvalidDateRange",
-	NoData:             "NoData",
-	ParametersRequired: "SomeParametersRequired",
-	Unauthorized:       "",
-	Forbidden:          "PlanUpgradeRequired",
-	NotFound:           "NotFound",
-	Conflict:           "Conflict",
-	TooLarge:           "RequestValidation",
-	UnsupportedMedia:   "RequestValidation",
-	QuotaExceeded:      "QuotaExceeded",
-	Unavailable:        "ServiceUnavailable",
-	Canceled:           "RequestCanceled",
-}
-
-// String returns the errorType of k ("" for Unauthorized, whose body has
-// none).
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return kindNames[Internal]
-}
 
 // Error is the engine's error: a kind, a message safe to show to the
 // caller, details for the error body's errorDetails (values are strings or

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
-	"path"
 	"strings"
 	"time"
 
@@ -436,39 +434,10 @@ func (p *importPool) runImport(ctx context.Context, spec ImportSpec) (Dataset, e
 	req := PutRequest{
 		Name: spec.DataSetName, Body: &downloadCap{r: obj.Body, left: e.opts.ImportMaxBytes, limit: e.opts.ImportMaxBytes}, Columns: spec.Columns,
 		ContentEncoding: objectEncoding(obj), MaxDecodedBytes: e.opts.ImportMaxBytes,
+		Format: FormatHints{ContentType: spec.ContentType, Name: obj.Name, Served: obj.ContentType},
 	}
-	req.Format, req.SniffFormat = importFormat(spec.ContentType, obj)
 	d, _, err := e.PutDataset(ctx, req)
 	return d, err
-}
-
-// importFormat decides CSV or JSON: the request's contentType, else the
-// object's name, else its content type, else the bytes themselves.
-func importFormat(contentType string, obj *RemoteObject) (Format, bool) {
-	switch contentType {
-	case "csv":
-		return FormatCSV, false
-	case "json":
-		return FormatJSON, false
-	}
-	name := strings.ToLower(obj.Name)
-	for _, suffix := range []string{".gz", ".gzip", ".zst", ".zstd"} {
-		name = strings.TrimSuffix(name, suffix)
-	}
-	switch path.Ext(name) {
-	case ".csv", ".tsv", ".txt":
-		return FormatCSV, false
-	case ".json":
-		return FormatJSON, false
-	}
-	mt, _, _ := mime.ParseMediaType(obj.ContentType)
-	switch strings.ToLower(mt) {
-	case "text/csv", "application/csv", "text/comma-separated-values":
-		return FormatCSV, false
-	case "application/json", "text/json":
-		return FormatJSON, false
-	}
-	return FormatCSV, true
 }
 
 // objectEncoding is the compression of an object as its source reports

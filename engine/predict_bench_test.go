@@ -30,7 +30,7 @@ func BenchmarkPredictLinear(b *testing.B) {
 		}
 		fmt.Fprintf(&sb, "%g\n", y+r.NormFloat64()*0.01)
 	}
-	if _, _, err := e.PutDataset(b.Context(), PutRequest{Name: "lin", Body: strings.NewReader(sb.String()), Format: FormatCSV}); err != nil {
+	if _, _, err := e.PutDataset(b.Context(), PutRequest{Name: "lin", Body: strings.NewReader(sb.String()), Format: FormatHints{ContentType: "text/csv"}}); err != nil {
 		b.Fatal(err)
 	}
 	s, err := e.CreateSession(b.Context(), regressionRequest("lin"))

@@ -14,24 +14,18 @@ import (
 	"github.com/vaticml/vatic/ingest"
 )
 
-// Format is the format of an upload body.
-type Format = ingest.Format
-
-// The upload formats.
-const (
-	FormatCSV  = ingest.FormatCSV
-	FormatJSON = ingest.FormatJSON
-)
+// FormatHints is what is known of an upload's format before it is read.
+type FormatHints = ingest.FormatHints
 
 // PutRequest is one PUT /data/{name}: a body to add to (or create) a dataset.
 type PutRequest struct {
 	Name            string
 	Body            io.Reader
 	ContentEncoding string // gzip, zstd, identity or "" (sniffed)
-	Format          Format
-	// SniffFormat says the caller did not name the format: it is read from
-	// the first bytes of the decompressed body.
-	SniffFormat bool
+	// Format is what is known of the body's format: ingest.FormatOf
+	// decides, from the first bytes of the decompressed body when the
+	// hints do not (the zero value).
+	Format FormatHints
 	// TimestampColumn names the column that gets role timestamp (CSV only).
 	TimestampColumn string
 	// Columns is metadata supplied beside the body (an import request's);
@@ -101,14 +95,19 @@ func (e *Engine) PutDataset(ctx context.Context, req PutRequest) (d Dataset, cre
 
 	var rd *ingest.Reader
 	var src io.Reader = body
-	if req.SniffFormat {
+	format, err := ingest.FormatOf(req.Format, func() []byte {
+		// Read ahead only when the hints do not decide: Peek swallows a
+		// read error, and not every reader repeats it on the next Read.
 		br := bufio.NewReaderSize(body, 4096)
 		prefix, _ := br.Peek(512)
-		req.Format = ingest.DetectFormat(prefix)
 		src = br
+		return prefix
+	})
+	if err != nil {
+		return d, false, unsupportedContentType(req.Format.ContentType)
 	}
-	switch req.Format {
-	case FormatJSON:
+	switch format {
+	case ingest.FormatJSON:
 		rd, err = ingest.NewJSON(src, p.baseOptions(), p.prepareJSON)
 	default:
 		if err = p.applyTimestampParam(); err == nil {
@@ -129,6 +128,20 @@ func (e *Engine) PutDataset(ctx context.Context, req PutRequest) (d Dataset, cre
 	}
 	e.log.InfoContext(ctx, "dataset written", LogDataset, p.d.Name, LogRows, rd.Rows(), LogBytes, rd.Bytes(), LogElapsed, time.Since(start))
 	return p.d, !exists, nil
+}
+
+// CheckFormat refuses hints that declare a content type that is neither
+// CSV nor JSON (ingest.FormatOf), as PutDataset would once it reads the
+// body: a handler calls it to refuse such a request before anything else.
+func CheckFormat(h FormatHints) error {
+	if _, err := ingest.FormatOf(h, nil); err != nil {
+		return unsupportedContentType(h.ContentType)
+	}
+	return nil
+}
+
+func unsupportedContentType(ct string) *Error {
+	return Validation("Content-Type", "Content type '"+ct+"' is not supported; send application/json or text/csv")
 }
 
 // classifyBody classifies an error met while reading and decoding the

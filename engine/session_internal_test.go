@@ -49,7 +49,7 @@ func linearCSV(n int) string {
 
 func (e *Engine) putTestCSV(t *testing.T, name, text string) {
 	t.Helper()
-	if _, _, err := e.PutDataset(t.Context(), PutRequest{Name: name, Body: strings.NewReader(text), Format: FormatCSV}); err != nil {
+	if _, _, err := e.PutDataset(t.Context(), PutRequest{Name: name, Body: strings.NewReader(text), Format: FormatHints{ContentType: "text/csv"}}); err != nil {
 		t.Fatalf("PutDataset(%s): %v", name, err)
 	}
 }

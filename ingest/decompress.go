@@ -86,31 +86,3 @@ func (c *capReader) Read(p []byte) (int, error) {
 }
 
 func (c *capReader) Close() error { return c.rc.Close() }
-
-// Format is the syntax of an import body.
-type Format int
-
-// The formats DetectFormat tells apart.
-const (
-	FormatCSV Format = iota
-	FormatJSON
-)
-
-// DetectFormat guesses the format from the first bytes of a (decompressed)
-// body: JSON when the first non-space byte after an optional UTF-8 BOM is
-// '{' or '[', otherwise CSV.
-func DetectFormat(prefix []byte) Format {
-	prefix = bytes.TrimPrefix(prefix, bom)
-	for _, c := range prefix {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '{', '[':
-			return FormatJSON
-		}
-		return FormatCSV
-	}
-	return FormatCSV
-}
-
-var bom = []byte{0xef, 0xbb, 0xbf}

@@ -9,6 +9,9 @@
 //   - Decompress wraps a body by its Content-Encoding (gzip, x-gzip, zstd,
 //     identity, "" = sniff the magic bytes) and caps the decompressed size;
 //     going over the cap fails the read with an error matching ErrTooLarge.
+//   - FormatOf decides CSV or JSON from a declared content type, a file
+//     name, a served content type and at last the first bytes; it is the
+//     only table of content types and extensions.
 //   - NewCSV and NewJSON return a *Reader. Next/RecordBatch/Err/Release
 //     follow arrow's RecordReader contract (a batch is valid until the next
 //     call to Next), except that the schema may change between batches in
