@@ -204,7 +204,7 @@ func TestOpenAzure(t *testing.T) {
 				if !errors.Is(err, remote.ErrForbiddenAddress) {
 					t.Errorf("OpenAzure with AllowPrivate false = %v, does not wrap ErrForbiddenAddress", err)
 				}
-				if !strings.Contains(re.Msg, "loopback, private, link-local or metadata address") {
+				if !strings.Contains(re.Msg, "loopback, private, link-local, metadata or other special-purpose address") {
 					t.Errorf("OpenAzure with AllowPrivate false = %q, want the private-address message", re.Msg)
 				}
 				checkNoSecrets(t, err, "sig=", remotetest.AzuriteKey)

@@ -4,10 +4,12 @@
 // encoding); decoding is ingest's job and bookkeeping the engine's.
 //
 // Every connection goes through one guarded transport: unless
-// Options.AllowPrivate is set, an address that resolves to a loopback,
-// private, link-local, unspecified or cloud-metadata IP is refused at dial
-// time (so redirects and DNS tricks are covered too). Errors are *Error,
-// whose message is safe to show to the user: it never contains
+// Options.AllowPrivate is set, a destination that resolves to a loopback,
+// private, link-local, cloud-metadata or other special-purpose IP (the IANA
+// special-purpose registries, directly or embedded in an IPv6 address), or
+// to an address of this host, is refused at dial time, so redirects and
+// DNS tricks are covered too (guard.go holds the policy). Errors are
+// *Error, whose message is safe to show to the user: it never contains
 // credentials.
 //
 // It is an adapter beside api, duckstore and webhook: Fetcher implements
@@ -22,17 +24,17 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
 // Options configure a Client. Zero values mean the documented defaults.
 type Options struct {
-	// AllowPrivate lets sources resolve to loopback, private and
-	// link-local addresses (tests, local setups); off by default.
+	// AllowPrivate turns the address guard off: sources may then resolve
+	// to loopback, private, link-local, metadata and other special-purpose
+	// addresses and to this host's own (tests, local setups); off by
+	// default.
 	AllowPrivate bool
 	// ConnectTimeout bounds connecting and waiting for response headers
 	// (default 30s).
@@ -64,12 +66,15 @@ func (o Options) withDefaults() Options {
 type Client struct {
 	opts      Options
 	transport *http.Transport
+	// interfaceAddrs lists the host's addresses for the guard
+	// (net.InterfaceAddrs; tests substitute it).
+	interfaceAddrs func() ([]net.Addr, error)
 }
 
 // New returns a client with the guarded transport.
 func New(opts Options) *Client {
 	opts = opts.withDefaults()
-	c := &Client{opts: opts}
+	c := &Client{opts: opts, interfaceAddrs: net.InterfaceAddrs}
 	dialer := &net.Dialer{Timeout: opts.ConnectTimeout, Control: c.checkDial}
 	c.transport = &http.Transport{
 		Proxy:                 nil, // a proxy would hide the real destination from the guard
@@ -122,58 +127,14 @@ type Error struct {
 func (e *Error) Error() string { return e.Msg }
 func (e *Error) Unwrap() error { return e.Err }
 
-// ErrForbiddenAddress is the cause of a refused private destination.
+// ErrForbiddenAddress is the cause of a destination the guard refuses.
 var ErrForbiddenAddress = errors.New("remote: destination address not allowed")
-
-// metadataAddrs are cloud instance-metadata endpoints outside the ranges
-// below (169.254.169.254 is link-local already).
-var metadataAddrs = []netip.Addr{netip.MustParseAddr("fd00:ec2::254"), netip.MustParseAddr("100.100.100.200")}
-
-// Allowed reports whether a destination IP may be contacted when private
-// addresses are not allowed.
-func Allowed(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() {
-		return false
-	}
-	// Carrier-grade NAT (100.64.0.0/10) is private in practice.
-	if ip.Is4() && netip.MustParsePrefix("100.64.0.0/10").Contains(ip) {
-		return false
-	}
-	for _, m := range metadataAddrs {
-		if ip == m {
-			return false
-		}
-	}
-	return true
-}
-
-// checkDial runs for every connection, after DNS resolution, with the IP
-// actually being dialled.
-func (c *Client) checkDial(network, address string, _ syscall.RawConn) error {
-	if c.opts.AllowPrivate {
-		return nil
-	}
-	host, _, err := net.SplitHostPort(address)
-	if err != nil {
-		return err
-	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
-		return fmt.Errorf("%w: %s", ErrForbiddenAddress, host)
-	}
-	if !Allowed(ip) {
-		return fmt.Errorf("%w: %s is a loopback, private, link-local or metadata address", ErrForbiddenAddress, ip)
-	}
-	return nil
-}
 
 // connectError describes a failure to connect or to get an answer.
 func connectError(what string, err error) *Error {
 	switch {
 	case errors.Is(err, ErrForbiddenAddress):
-		return &Error{Msg: what + " resolves to a loopback, private, link-local or metadata address, which imports may not read (set -import-allow-private to allow it)", Err: err}
+		return &Error{Msg: what + " resolves to a loopback, private, link-local, metadata or other special-purpose address or to one of this server's own, which imports may not read (set -import-allow-private to allow it)", Err: err}
 	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
 		return &Error{Msg: what + " did not answer in time", Err: err}
 	case errors.Is(err, context.Canceled):

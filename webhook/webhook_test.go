@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vaticml/vatic/remote"
+	"github.com/vaticml/vatic/remote/remotetest"
 	"github.com/vaticml/vatic/webhook"
 )
 
@@ -61,6 +62,20 @@ func TestPrivateAddressRefused(t *testing.T) {
 	send(t, false, srv.URL)
 	if n := hits.Load(); n != 0 {
 		t.Errorf("loopback callback reached %d times with the guard on, want 0", n)
+	}
+}
+
+// This host's own interface address is refused like loopback.
+func TestHostAddressRefused(t *testing.T) {
+	var hits atomic.Int32
+	url := remotetest.ServeHost(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	send(t, false, url)
+	if n := hits.Load(); n != 0 {
+		t.Errorf("callback to this host's address %s reached %d times with the guard on, want 0", url, n)
+	}
+	send(t, true, url)
+	if n := hits.Load(); n != 1 {
+		t.Errorf("callback to %s with private addresses allowed reached %d times, want 1", url, n)
 	}
 }
 

@@ -77,7 +77,7 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	fs.Int64Var(&c.Allotments.Sessions, "allot-sessions", 0, "sessions allowed per cycle (0: 2147483647)")
 	fs.Int64Var(&c.Allotments.Predictions, "allot-predictions", 0, "predicted rows allowed per cycle (0: 2147483647)")
 	fs.Int64Var(&c.Allotments.DataSetSize, "allot-dataset-size", 0, "bytes all datasets may hold together (0 or 2147483647: unlimited)")
-	fs.BoolVar(&c.Import.AllowPrivate, "import-allow-private", false, "let imports read from loopback, private and link-local addresses")
+	fs.BoolVar(&c.Import.AllowPrivate, "import-allow-private", false, "let imports, iCal calendars and callbacks reach loopback, private, link-local, metadata, other special-purpose and this host's own addresses")
 	fs.StringVar(&c.Import.S3Endpoint, "s3-endpoint", "", "S3-compatible endpoint for S3 imports, e.g. http://127.0.0.1:9000 (default: AWS)")
 	fs.IntVar(&c.Import.Workers, "import-workers", 2, "imports that run at once")
 	fs.DurationVar(&c.Import.Timeout, "import-timeout", 2*time.Hour, "longest time one import may take")
