@@ -24,6 +24,7 @@ var statusFor = map[engine.Kind]int{
 	engine.QuotaExceeded:      http.StatusTooManyRequests,
 	engine.Unavailable:        http.StatusServiceUnavailable,
 	engine.Canceled:           499,
+	engine.BodyTimeout:        http.StatusRequestTimeout,
 }
 
 // errorBody is the reference's error body (REFERENCE §1.10).

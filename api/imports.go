@@ -201,6 +201,10 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 			return &engine.Error{Kind: engine.TooLarge, Msg: "The request body is too large",
 				Details: map[string]any{"body": []string{"The request body must be under 1 MiB"}}}
 		}
+		var ee *engine.Error
+		if errors.As(err, &ee) { // a stalled body's 408 (idleBody)
+			return err
+		}
 		return engine.Validation("body", "The request body could not be read")
 	}
 	body = bytes.TrimSpace(body)

@@ -435,10 +435,12 @@ func scanString(b []byte, i int) (string, int, bool) {
 	return "", len(b), false
 }
 
-// passMaxBytes keeps a body-size error so the handler answers 413.
+// passMaxBytes keeps a body-size error so the handler answers 413, and
+// the engine's own errors (a stalled body's 408, see idleBody).
 func passMaxBytes(err, otherwise error) error {
 	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
+	var ee *engine.Error
+	if errors.As(err, &mbe) || errors.As(err, &ee) {
 		return err
 	}
 	return otherwise

@@ -28,6 +28,7 @@ const (
 	QuotaExceeded                  // 429 QuotaExceeded
 	Unavailable                    // 503 ServiceUnavailable
 	Canceled                       // 499 RequestCanceled
+	BodyTimeout                    // 408 RequestValidation: the request body stopped arriving
 )
 
 var kindNames = [...]string{
@@ -46,6 +47,7 @@ var kindNames = [...]string{
 	QuotaExceeded:      "QuotaExceeded",
 	Unavailable:        "ServiceUnavailable",
 	Canceled:           "RequestCanceled",
+	BodyTimeout:        "RequestValidation",
 }
 
 // String returns the errorType of k ("" for Unauthorized, whose body has
