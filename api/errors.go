@@ -34,6 +34,7 @@ var errorClasses = map[engine.Kind]errorClass{
 	engine.QuotaExceeded:      {http.StatusTooManyRequests, "QuotaExceeded"},
 	engine.Unavailable:        {http.StatusServiceUnavailable, "ServiceUnavailable"},
 	engine.Canceled:           {499, "RequestCanceled"},
+	engine.BodyTimeout:        {http.StatusRequestTimeout, "RequestValidation"},
 }
 
 // classOf returns the status and errorType of kind k.
@@ -59,12 +60,17 @@ type errorBody struct {
 // errorClasses, the engine's message and details (with the original's itemType
 // under -compat original, see Compat.notFound). Internal errors are logged
 // with the request id and shown only as a generic message. A request body
-// read past its limit is a 413 however the failure was wrapped (tooLarge).
+// read past its limit is a 413 however the failure was wrapped (tooLarge),
+// and one that stopped arriving a 408 (bodyStalledError).
 // HEAD errors have no body.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
+	var stalled *bodyStalledError
+	switch {
+	case errors.As(err, &mbe):
 		err = tooLarge(mbe.Limit)
+	case errors.As(err, &stalled):
+		err = stalled.engineError()
 	}
 	kind, msg, details := engine.Classify(err)
 	msg, details = s.opts.Compat.notFound(kind, msg, details)

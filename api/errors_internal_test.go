@@ -33,6 +33,7 @@ func TestErrorClasses(t *testing.T) {
 		{engine.Conflict, 409, "Conflict"},
 		{engine.TooLarge, 413, "RequestValidation"},
 		{engine.UnsupportedMedia, 415, "RequestValidation"},
+		{engine.BodyTimeout, 408, "RequestValidation"},
 		{engine.QuotaExceeded, 429, "QuotaExceeded"},
 		{engine.Unavailable, 503, "ServiceUnavailable"},
 		{engine.Canceled, 499, "RequestCanceled"},
@@ -53,8 +54,8 @@ func TestErrorClasses(t *testing.T) {
 			t.Errorf("kind %d: errorType %v; want %q", tc.kind, typ, tc.errorType)
 		}
 	}
-	if len(errorClasses) != 15 {
-		t.Errorf("errorClasses has %d kinds; this test pins 15", len(errorClasses))
+	if len(errorClasses) != 16 {
+		t.Errorf("errorClasses has %d kinds; this test pins 16", len(errorClasses))
 	}
 }
 

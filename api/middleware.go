@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -75,12 +76,13 @@ func (r *recorder) Flush() {
 func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // middleware composes, outermost first: request id, logging and recovery;
-// CORS; path normalisation; authentication and the account headers.
+// the body's idle deadline (idleBody); CORS; path normalisation; authentication and the account headers.
 func (s *Server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &recorder{ResponseWriter: w, id: newRequestID()}
 		r = r.WithContext(contextWith(r, rec))
+		installIdleBody(w, r, s.opts.BodyIdleTimeout)
 		w.Header().Set("X-Request-Id", rec.id)
 		defer func() {
 			if v := recover(); v != nil {
@@ -247,7 +249,9 @@ func (s *Server) authenticate(r *http.Request) (Plan, bool) {
 // the configured allotments and the catalog's counts.
 func (s *Server) accountHeaders(r *http.Request, h http.Header) {
 	a := s.engine.Allotments()
-	u, err := s.engine.Usage(r.Context())
+	// Not canceled with the request: an aborted body (idleBody) cancels
+	// it, and its 408 still carries the headers.
+	u, err := s.engine.Usage(context.WithoutCancel(r.Context()))
 	if err != nil {
 		s.log.WarnContext(r.Context(), "usage for account headers", engine.LogRequestID, requestID(r), engine.LogErr, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -28,6 +29,10 @@ type Options struct {
 	// MaxBodyBytes caps request bodies on the wire and, for uploads, after
 	// decompression (default 1 GiB).
 	MaxBodyBytes int64
+	// BodyIdleTimeout aborts a request whose body sends nothing for this
+	// long: the handler's read fails, what it was writing rolls back and
+	// the client gets 408 (see idleBody). Zero waits forever.
+	BodyIdleTimeout time.Duration
 	// Compat picks the specification's spellings (CompatSpec, the zero
 	// value) or the original service's for the values the specification
 	// renamed (see Compat).

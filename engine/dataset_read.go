@@ -218,7 +218,10 @@ func (e *Engine) DeleteDataset(ctx context.Context, name string, q DeleteQuery) 
 	if err := checkRange(q.Start, q.End); err != nil {
 		return err
 	}
-	unlock := e.lock(name)
+	unlock, err := e.lock(ctx, name)
+	if err != nil {
+		return err
+	}
 	defer unlock()
 	d, err := e.Dataset(ctx, name)
 	if err != nil {

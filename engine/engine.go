@@ -123,7 +123,7 @@ type Engine struct {
 	log   *slog.Logger
 
 	mu    sync.Mutex
-	locks map[string]*sync.Mutex // per dataset (lower-cased name)
+	locks map[string]chan struct{} // per dataset (lower-cased name): a one-slot semaphore
 
 	// fetcher opens remote files for imports and view calendars (nil: no
 	// remote sources); the one owner of Options.Fetcher.
@@ -139,7 +139,7 @@ type Engine struct {
 // New opens an engine on store, applying catalog migrations first.
 func New(ctx context.Context, store Store, opts Options) (*Engine, error) {
 	opts = opts.withDefaults()
-	e := &Engine{store: store, opts: opts, log: opts.Logger, fetcher: opts.Fetcher, locks: map[string]*sync.Mutex{}, regressors: regress.Algorithms}
+	e := &Engine{store: store, opts: opts, log: opts.Logger, fetcher: opts.Fetcher, locks: map[string]chan struct{}{}, regressors: regress.Algorithms}
 	if err := e.migrate(ctx); err != nil {
 		return nil, err
 	}
@@ -171,18 +171,27 @@ func (e *Engine) Close() error {
 func (e *Engine) now() time.Time { return e.opts.Clock().UTC().Truncate(time.Microsecond) }
 
 // lock serialises writers of one dataset (names match case-insensitively);
-// it returns the unlock function.
-func (e *Engine) lock(name string) func() {
+// it returns the unlock function. Waiting ends with ctx: a writer whose
+// request is canceled stops queueing behind one that holds the lock (say,
+// an upload that stalled until the API aborts it) and gets ctx's error.
+func (e *Engine) lock(ctx context.Context, name string) (unlock func(), err error) {
 	key := strings.ToLower(name)
 	e.mu.Lock()
-	m, ok := e.locks[key]
+	sem, ok := e.locks[key]
 	if !ok {
-		m = &sync.Mutex{}
-		e.locks[key] = m
+		sem = make(chan struct{}, 1)
+		e.locks[key] = sem
 	}
 	e.mu.Unlock()
-	m.Lock()
-	return m.Unlock
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	select {
+	case sem <- struct{}{}:
+		return func() { <-sem }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // Usage is the account's consumption, reported next to Allotments.

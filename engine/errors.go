@@ -28,6 +28,7 @@ const (
 	QuotaExceeded                  // 429 QuotaExceeded
 	Unavailable                    // 503 ServiceUnavailable
 	Canceled                       // 499 RequestCanceled
+	BodyTimeout                    // 408 RequestValidation: the request body stopped arriving
 )
 
 // Error is the engine's error: a kind, a message safe to show to the

@@ -47,7 +47,10 @@ func (e *Engine) PutDataset(ctx context.Context, req PutRequest) (d Dataset, cre
 	if err := validName(req.Name); err != nil {
 		return d, false, err
 	}
-	unlock := e.lock(req.Name)
+	unlock, err := e.lock(ctx, req.Name)
+	if err != nil {
+		return d, false, err
+	}
 	defer unlock()
 	start := time.Now()
 

@@ -71,7 +71,10 @@ func (e *Engine) PutView(ctx context.Context, spec ViewSpec) (View, bool, error)
 	if strings.TrimSpace(spec.DataSetName) == "" {
 		return View{}, false, Validation("dataSetName", "The dataSetName field is required.")
 	}
-	unlock := e.lock("view " + spec.Name)
+	unlock, err := e.lock(ctx, "view "+spec.Name)
+	if err != nil {
+		return View{}, false, err
+	}
 	defer unlock()
 	if _, ok, err := e.loadDataset(ctx, spec.Name); err != nil {
 		return View{}, false, err
@@ -624,7 +627,10 @@ func (e *Engine) View(ctx context.Context, name string) (View, error) {
 	v.Created, v.Modified = stored.Created, stored.Modified
 	if v.sql != stored.sql {
 		// A dataset the view reads changed shape: redefine the DuckDB view.
-		unlock := e.lock("view " + v.Name)
+		unlock, err := e.lock(ctx, "view "+v.Name)
+		if err != nil {
+			return View{}, err
+		}
 		err = e.store.Tx(ctx, func(ctx context.Context) error { return e.saveView(ctx, v) })
 		unlock()
 		if err != nil {
@@ -734,7 +740,10 @@ func (e *Engine) DeleteView(ctx context.Context, name string, c Cascade) error {
 	if !ok {
 		return NotFoundError("view", name)
 	}
-	unlock := e.lock("view " + stored.Name)
+	unlock, err := e.lock(ctx, "view "+stored.Name)
+	if err != nil {
+		return err
+	}
 	defer unlock()
 	return e.store.Tx(ctx, func(ctx context.Context) error {
 		if err := e.cascade(ctx, stored.Name, c&^CascadeViews, nil, nil); err != nil {

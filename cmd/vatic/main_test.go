@@ -34,6 +34,14 @@ func TestParseServe(t *testing.T) {
 		if c.Addr != "127.0.0.1:8080" || c.DataDir != "./data" || c.MaxBodyBytes != 1<<30 || c.LogFormat != "text" {
 			t.Errorf("defaults = %+v", c)
 		}
+		if c.Conn != (connConfig{IdleTimeout: 2 * time.Minute, ReadHeaderTimeout: 10 * time.Second, BodyIdleTimeout: time.Minute, Max: 0}) {
+			t.Errorf("connection defaults = %+v", c.Conn)
+		}
+	})
+	f(nil, map[string]string{"VATIC_IDLE_TIMEOUT": "5s", "VATIC_READ_HEADER_TIMEOUT": "3s", "VATIC_BODY_IDLE_TIMEOUT": "7s", "VATIC_MAX_CONNECTIONS": "9"}, func(c serveConfig) {
+		if c.Conn != (connConfig{IdleTimeout: 5 * time.Second, ReadHeaderTimeout: 3 * time.Second, BodyIdleTimeout: 7 * time.Second, Max: 9}) {
+			t.Errorf("connection settings from the environment = %+v", c.Conn)
+		}
 	})
 	// The environment fills what the command line does not give, and the
 	// command line wins.
@@ -74,6 +82,7 @@ func TestParseServe(t *testing.T) {
 func TestParseServeErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"-log-format", "xml"}, {"-max-body", "0"}, {"-max-body", "abc"}, {"-log-level", "loud"}, {"extra"}, {"-nope"},
+		{"-idle-timeout", "0"}, {"-read-header-timeout", "0s"}, {"-body-idle-timeout", "-1s"}, {"-max-connections", "-1"},
 	} {
 		if _, err := parseServe(args, env(nil), io.Discard); err == nil {
 			t.Errorf("parseServe(%q) = nil error, want one", args)
@@ -112,7 +121,8 @@ func TestHelpListsEnvTwins(t *testing.T) {
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("parseServe(-h) = %v, want ErrHelp", err)
 	}
-	for _, want := range []string{"-addr", "VATIC_ADDR", "-data", "VATIC_DATA", "-api-key", "VATIC_API_KEYS", "-max-body", "VATIC_MAX_BODY", "-log-format", "VATIC_LOG_FORMAT", "-compat", "VATIC_COMPAT", "(default spec)"} {
+	for _, want := range []string{"-addr", "VATIC_ADDR", "-data", "VATIC_DATA", "-api-key", "VATIC_API_KEYS", "-max-body", "VATIC_MAX_BODY", "-log-format", "VATIC_LOG_FORMAT", "-compat", "VATIC_COMPAT", "(default spec)",
+		"-idle-timeout", "VATIC_IDLE_TIMEOUT", "-read-header-timeout", "VATIC_READ_HEADER_TIMEOUT", "-body-idle-timeout", "VATIC_BODY_IDLE_TIMEOUT", "-max-connections", "VATIC_MAX_CONNECTIONS"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("serve -h does not mention %s:\n%s", want, out.String())
 		}

@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/net/netutil"
+
 	"github.com/vaticml/vatic/api"
 	"github.com/vaticml/vatic/duckstore"
 	"github.com/vaticml/vatic/engine"
@@ -32,6 +34,28 @@ type importConfig struct {
 	Timeout      time.Duration
 	IdleTimeout  time.Duration
 	MaxBytes     int64
+}
+
+// connConfig bounds what one client connection may hold.
+type connConfig struct {
+	IdleTimeout       time.Duration // keep-alive connection with no request
+	ReadHeaderTimeout time.Duration // sending one request's headers
+	BodyIdleTimeout   time.Duration // a request body that sends nothing
+	Max               int           // open connections; 0: defaultMaxConnections
+}
+
+// Connection cap: the default is maxConnectionsCap, lowered to 3/4 of the
+// open-file limit where that is smaller, leaving the other quarter to the
+// database, its WAL and spill files, imports, webhooks and the debug server.
+const maxConnectionsCap = 4096
+
+// defaultMaxConnections is the -max-connections default for an open-file
+// limit (0: unknown).
+func defaultMaxConnections(nofile uint64) int {
+	if nofile == 0 || nofile/4*3 >= maxConnectionsCap {
+		return maxConnectionsCap
+	}
+	return max(1, int(nofile/4*3))
 }
 
 // sessionConfig configures the session workers.
@@ -52,6 +76,7 @@ type serveConfig struct {
 	MemoryLimit   string
 	Allotments    engine.Allotments
 	ShutdownGrace time.Duration
+	Conn          connConfig
 	DebugAddr     string
 	PublicURL     string
 	Compat        api.Compat
@@ -88,6 +113,10 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	fs.StringVar(&c.PublicURL, "public-url", "", "API base address for links in webhook calls, e.g. https://vatic.example.com/v1 (default: http://<listening address>/v1)")
 	fs.TextVar(&c.Compat, "compat", api.CompatSpec, "spelling `mode`: spec, or original to emit the original service's spellings where the specification renamed a value (import type s3/azure, callbackUrl omitted when none, 404 itemType model, import columns echoing the request)")
 	fs.StringVar(&c.DebugAddr, "debug-addr", "", "if set, serve Go's /debug/pprof profiles on this separate address (keep it private)")
+	fs.DurationVar(&c.Conn.IdleTimeout, "idle-timeout", 2*time.Minute, "close a keep-alive connection that sends no request for this long")
+	fs.DurationVar(&c.Conn.ReadHeaderTimeout, "read-header-timeout", 10*time.Second, "close a connection whose request headers take longer than this to arrive")
+	fs.DurationVar(&c.Conn.BodyIdleTimeout, "body-idle-timeout", 60*time.Second, "abort a request whose body sends nothing for this long: it answers 408 and changes nothing")
+	fs.IntVar(&c.Conn.Max, "max-connections", 0, fmt.Sprintf("client connections open at once; more wait in the listen backlog (0: %d, or 3/4 of the open-file limit if lower)", maxConnectionsCap))
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", 30*time.Second, "how long running requests may finish after SIGINT/SIGTERM")
 	if err := parseFlags(fs, args, getenv, map[string]string{"api-key": "VATIC_API_KEYS"}); err != nil {
 		return c, err
@@ -106,6 +135,12 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	}
 	if c.MaxBodyBytes <= 0 {
 		return c, errors.New("-max-body must be positive")
+	}
+	if c.Conn.IdleTimeout <= 0 || c.Conn.ReadHeaderTimeout <= 0 || c.Conn.BodyIdleTimeout <= 0 {
+		return c, errors.New("-idle-timeout, -read-header-timeout and -body-idle-timeout must be positive")
+	}
+	if c.Conn.Max < 0 {
+		return c, errors.New("-max-connections must be 0 (derived from the open-file limit) or positive")
 	}
 	if c.Import.Workers <= 0 || c.Import.Timeout <= 0 || c.Import.IdleTimeout <= 0 || c.Import.MaxBytes <= 0 {
 		return c, errors.New("-import-workers, -import-timeout, -import-idle-timeout and -import-max-bytes must be positive")
@@ -165,7 +200,7 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 	// One api.Options value serves the HTTP API and renders callback
 	// bodies, so both spell a session the same way (Compat); the webhook
 	// sender only delivers the bytes.
-	apiOpts := api.Options{Logger: log, Keys: keys, MaxBodyBytes: c.MaxBodyBytes, Compat: c.Compat}
+	apiOpts := api.Options{Logger: log, Keys: keys, MaxBodyBytes: c.MaxBodyBytes, Compat: c.Compat, BodyIdleTimeout: c.Conn.BodyIdleTimeout}
 	hooks := webhook.New(sources.Transport(), webhook.Options{Logger: log})
 	defer hooks.Close()
 	callbacks := api.NewCallbacks(apiOpts, func() string { return *base.Load() }, hooks)
@@ -180,18 +215,30 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 	defer eng.Close()
 	srv := &http.Server{
 		Handler:           api.New(eng, apiOpts),
-		ReadHeaderTimeout: 30 * time.Second,
+		ReadHeaderTimeout: c.Conn.ReadHeaderTimeout,
+		IdleTimeout:       c.Conn.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
 		return err
 	}
+	maxConns := c.Conn.Max
+	nofile := openFileLimit()
+	if maxConns == 0 {
+		maxConns = defaultMaxConnections(nofile)
+	} else if nofile > 0 && uint64(maxConns) > nofile/4*3 {
+		log.Warn("-max-connections leaves little of the open-file limit to the database and imports; past it, accepting fails and retries",
+			"maxConnections", maxConns, "openFileLimit", nofile)
+	}
+	// Past the cap, Accept waits: new clients queue in the kernel's
+	// listen backlog instead of taking descriptors the rest needs.
+	ln = netutil.LimitListener(ln, maxConns)
 	if c.PublicURL == "" {
 		listening := "http://" + ln.Addr().String() + "/v1"
 		base.Store(&listening)
 	}
-	log.Info("vatic serving", "addr", ln.Addr().String(), "base", "http://"+ln.Addr().String()+"/v1", "database", dbPath)
+	log.Info("vatic serving", "addr", ln.Addr().String(), "base", "http://"+ln.Addr().String()+"/v1", "database", dbPath, "maxConnections", maxConns)
 	if c.ready != nil {
 		c.ready(ln.Addr().String())
 	}
