@@ -727,23 +727,6 @@ func TestListAndDeleteSessionsAndModels(t *testing.T) {
 	}
 }
 
-func TestDeleteDatasetCascadesToSessions(t *testing.T) {
-	s := newServer(t)
-	kept := s.regression(t, "kept", 100)
-	if res := s.do(t, http.MethodDelete, "/v1/data/kept", nil); res.status != http.StatusNoContent {
-		t.Fatalf("DELETE dataset = %d", res.status)
-	}
-	if res := s.do(t, http.MethodGet, "/v1/sessions/"+kept.SessionID+"/results", nil); res.status != http.StatusOK {
-		t.Errorf("results of a session whose dataset was deleted without cascade = %d, want 200", res.status)
-	}
-	gone := s.regression(t, "gone", 100)
-	if res := s.do(t, http.MethodDelete, "/v1/data/gone?cascade=sessions,models", nil); res.status != http.StatusNoContent {
-		t.Fatalf("DELETE dataset with cascade = %d", res.status)
-	}
-	wantError(t, "cascaded session", s.do(t, http.MethodGet, "/v1/sessions/"+gone.SessionID, nil), 404, "NotFound", "")
-	wantError(t, "cascaded model", s.do(t, http.MethodGet, "/v1/models/"+gone.ModelID, nil), 404, "NotFound", "")
-}
-
 func TestCancelRunningSession(t *testing.T) {
 	s := newServer(t)
 	s.putCSV(t, "friedman", friedman1(t))
