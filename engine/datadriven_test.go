@@ -38,6 +38,9 @@ package engine_test
 //	    prints its status, status history, messages and whether it built a
 //	    model; columns adds the session's effective column metadata. Metrics
 //	    and ids are left out: they are not part of the rules
+//	results name=<label>
+//	    SessionResults of the session labelled so: its status and how many
+//	    result rows it has (an error shows <label> for the session's id)
 //	sessions [source=<ds>]
 //	models [source=<ds>]
 //	    ListSessions and ListModels, one line each, ordered by name
@@ -87,7 +90,8 @@ func TestRules(t *testing.T) {
 
 // driver holds one file's engine.
 type driver struct {
-	e *engine.Engine
+	e   *engine.Engine
+	ids map[string]string // session labels to ids
 
 	mu  sync.Mutex
 	now time.Time
@@ -127,6 +131,7 @@ func (d *driver) reset(t *testing.T, batchRows int) {
 		store.Close()
 	})
 	d.e = e
+	d.ids = map[string]string{}
 }
 
 // run executes one command; an error is the command's output.
@@ -255,8 +260,29 @@ func (d *driver) run(t *testing.T, td *datadriven.TestData) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		d.ids[args["name"]] = s.ID
 		s = d.wait(t, s.ID)
 		return sessionSummary(s, td.HasArg("columns")), nil
+
+	case "results":
+		id, ok := d.ids[args["name"]]
+		if !ok {
+			td.Fatalf(t, "no session labelled %s", args["name"])
+		}
+		s, rows, err := d.e.SessionResults(ctx, id, engine.Page{})
+		if err != nil {
+			// Session ids are new in every run: show the label instead.
+			return strings.ReplaceAll(errorText(err), id, "<"+args["name"]+">"), nil
+		}
+		defer rows.Release()
+		n := 0
+		for rows.Reader.Next() {
+			n += int(rows.Reader.RecordBatch().NumRows())
+		}
+		if err := rows.Reader.Err(); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("status=%s rows=%d\n", s.Status, n), nil
 
 	case "sessions":
 		ss, _, err := d.e.ListSessions(ctx, engine.SessionQuery{DataSourceName: args["source"]})
