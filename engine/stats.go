@@ -33,7 +33,9 @@ type ColumnStats struct {
 	NonNumeric int64
 	Distinct   int64
 	// Numbers summarises the values that are numbers (dates as Unix
-	// seconds); nil when there are none.
+	// seconds); nil when there are none. Its Mode, Distinct and Buckets
+	// are set for numeric and date columns only: a categorical column's
+	// are in Values.
 	Numbers *stats.Summary
 	// Mode is the most frequent value as text, ModeKind says how to render
 	// it: "number", "logical" or "string"; "" when there are no values.
@@ -205,7 +207,9 @@ func (e *Engine) summarise(ctx context.Context, values string, as columnar.DataT
 			}
 			sum.Distinct = int(distinct)
 			if len(top) > 0 {
+				// -0 and 0 are one group; the mode is the one that prints as 0.
 				sum.Mode, _ = strconv.ParseFloat(top[0].Value, 64)
+				sum.Mode += 0
 			}
 			if sum.Buckets, err = e.statsBuckets(ctx, values, sum); err != nil {
 				return s, err
