@@ -31,8 +31,14 @@ func TestParseServe(t *testing.T) {
 		check(c)
 	}
 	f(nil, nil, func(c serveConfig) {
-		if c.Addr != "127.0.0.1:8080" || c.DataDir != "./data" || c.MaxBodyBytes != 1<<30 || c.LogFormat != "text" {
+		if c.Addr != "127.0.0.1:8080" || c.DataDir != "./data" || c.MaxBodyBytes != 1<<30 || c.LogFormat != "text" ||
+			c.MaxHeavy != 4 || c.HeavyWait != 5*time.Second {
 			t.Errorf("defaults = %+v", c)
+		}
+	})
+	f([]string{"-heavy-wait", "2s"}, map[string]string{"VATIC_MAX_HEAVY": "16", "VATIC_HEAVY_WAIT": "1m"}, func(c serveConfig) {
+		if c.MaxHeavy != 16 || c.HeavyWait != 2*time.Second {
+			t.Errorf("-max-heavy and -heavy-wait from env and flags = %d, %v; want 16, 2s", c.MaxHeavy, c.HeavyWait)
 		}
 	})
 	// The environment fills what the command line does not give, and the
