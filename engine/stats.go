@@ -5,10 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -58,7 +56,9 @@ const statsBuckets = 5
 // column (case-insensitive) when column is not "", optionally as if the
 // column had type as. DuckDB aggregates each column (sqlgen.StatsValues and
 // the queries over it), so memory does not grow with the rows on the Go
-// side; columns run in parallel up to GOMAXPROCS.
+// side. Columns run one after the other: DuckDB already spreads each
+// aggregate over its threads, and running columns side by side multiplied
+// the memory of a request (medians, groupings) for little gain.
 //
 // A view is a data source like a dataset: when no dataset has the name, a
 // view of that name is summarised the same way (its rows as GET /views
@@ -102,28 +102,17 @@ func (e *Engine) Stats(ctx context.Context, dataset, column string, as columnar.
 		return d, nil, NotFoundError("column", column)
 	}
 	out := make([]ColumnStats, len(cols))
-	errs := make([]error, len(cols))
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
 	now := e.now()
 	for i, c := range cols {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			tc, stored := tcols[strings.ToLower(c.Name)]
-			if !stored {
-				out[i] = ColumnStats{Name: c.Name, DataType: c.DataType, Suggested: c.DataType, Calculated: now}
-				return
-			}
-			out[i], errs[i] = e.columnStats(ctx, schema, d.Name, c, tc.SQLType, as)
-			out[i].Calculated = now
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
+		tc, stored := tcols[strings.ToLower(c.Name)]
+		if !stored {
+			out[i] = ColumnStats{Name: c.Name, DataType: c.DataType, Suggested: c.DataType, Calculated: now}
+			continue
+		}
+		if out[i], err = e.columnStats(ctx, schema, d.Name, c, tc.SQLType, as); err != nil {
 			return d, nil, err
 		}
+		out[i].Calculated = now
 	}
 	return d, out, nil
 }
@@ -138,19 +127,14 @@ func (e *Engine) columnStats(ctx context.Context, schema, source string, c colum
 	if err != nil {
 		return ColumnStats{}, err
 	}
-	if ok && sqlType == "VARCHAR" {
-		// DuckDB reads no hexadecimal floats; ParseFloat does.
-		q, err := sqlgen.StatsHexNumbers(schema, source, c.Name)
-		if err != nil {
-			return ColumnStats{}, err
-		}
-		var hex int64
-		if err := e.queryRow(ctx, q, nil, &hex); err != nil {
+	var s ColumnStats
+	hex := int64(0)
+	if ok {
+		if s, hex, err = e.summarise(ctx, values, eff); err != nil {
 			return ColumnStats{}, fmt.Errorf("stats of %q.%q: %w", source, c.Name, err)
 		}
-		ok = hex == 0
 	}
-	if !ok {
+	if !ok || hex > 0 {
 		table, err := e.statsScratch(ctx, schema, source, c.Name, eff)
 		defer func() {
 			_, _ = e.store.Exec(context.WithoutCancel(ctx), sqlgen.StatsDropScratch(table))
@@ -158,11 +142,9 @@ func (e *Engine) columnStats(ctx context.Context, schema, source string, c colum
 		if err != nil {
 			return ColumnStats{}, err
 		}
-		values = sqlgen.StatsScratchValues(table)
-	}
-	s, err := e.summarise(ctx, values, eff)
-	if err != nil {
-		return ColumnStats{}, fmt.Errorf("stats of %q.%q: %w", source, c.Name, err)
+		if s, _, err = e.summarise(ctx, sqlgen.StatsScratchValues(table), eff); err != nil {
+			return ColumnStats{}, fmt.Errorf("stats of %q.%q: %w", source, c.Name, err)
+		}
 	}
 	s.Name, s.DataType, s.Suggested = c.Name, eff, c.DataType
 	return s, nil
@@ -170,20 +152,24 @@ func (e *Engine) columnStats(ctx context.Context, schema, source string, c colum
 
 // summarise runs the aggregates of a values relation (sqlgen.StatsSummary,
 // StatsTop, StatsBuckets) and rounds the numbers to statsDecimals places.
-func (e *Engine) summarise(ctx context.Context, values string, as columnar.DataType) (ColumnStats, error) {
-	var s ColumnStats
+// It stops after the first scan when it finds possible hexadecimal floats
+// (hex > 0), which the caller must read itself.
+func (e *Engine) summarise(ctx context.Context, values string, as columnar.DataType) (s ColumnStats, hex int64, err error) {
 	var n int64
 	var lo, hi, mean, variance, median sql.NullFloat64
 	if err := e.queryRow(ctx, sqlgen.StatsSummary(values), nil,
-		&s.Total, &s.Missing, &s.Errors, &s.NonNumeric, &n, &lo, &hi, &mean, &variance, &median); err != nil {
-		return s, err
+		&s.Total, &s.Missing, &s.Errors, &s.NonNumeric, &hex, &n, &lo, &hi, &mean, &variance, &median); err != nil {
+		return s, 0, err
+	}
+	if hex > 0 {
+		return s, hex, nil
 	}
 	storage := as.Storage()
 	categorical := storage == columnar.String || storage == columnar.Logical
 	if categorical {
 		top, distinct, err := e.statsTop(ctx, values, "cat", StatsTopValues)
 		if err != nil {
-			return s, err
+			return s, 0, err
 		}
 		s.Values, s.Distinct = top, distinct
 		if len(top) > 0 {
@@ -203,7 +189,7 @@ func (e *Engine) summarise(ctx context.Context, values string, as columnar.DataT
 		if !categorical {
 			top, distinct, err := e.statsTop(ctx, values, "num", 1)
 			if err != nil {
-				return s, err
+				return s, 0, err
 			}
 			sum.Distinct = int(distinct)
 			if len(top) > 0 {
@@ -212,7 +198,7 @@ func (e *Engine) summarise(ctx context.Context, values string, as columnar.DataT
 				sum.Mode += 0
 			}
 			if sum.Buckets, err = e.statsBuckets(ctx, values, sum); err != nil {
-				return s, err
+				return s, 0, err
 			}
 		}
 		sum = roundSummary(sum)
@@ -228,7 +214,7 @@ func (e *Engine) summarise(ctx context.Context, values string, as columnar.DataT
 	if storage == columnar.Date {
 		s.NonNumeric = s.Total - s.Missing
 	}
-	return s, nil
+	return s, 0, nil
 }
 
 // statsTop reads the limit most frequent values of key ("num" or "cat")

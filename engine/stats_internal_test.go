@@ -24,7 +24,7 @@ import (
 // dates. hexed adds a hexadecimal float, which DuckDB cannot read, so it
 // takes the scratch-table path; plain stays on the SQL path.
 func referenceStatsCSV() string {
-	plain := []string{"1", "2.5", "1_000", "\u00a03", "1e3", "-0", "0", "inf", "NaN", "yes", "No", " on ", "true",
+	plain := []string{"1", "2.5", "1_000", "\u00a03", "yeſ", "TrUe", "\u2003no\u2003", "\u2003 4 \u3000", "1e3", "-0", "0", "inf", "NaN", "yes", "No", " on ", "true",
 		"2017-01-02", "1/2/2017 3:04 PM", "abc", "1e400", "1e-400", "+.5", "5.", "1__0", "0x10", "1", "abc", "", "7"}
 	hexed := []string{"0x1p-2", "1", "1", "x", "", "2"}
 	var b strings.Builder

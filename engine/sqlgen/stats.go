@@ -19,6 +19,9 @@ import (
 //	                  'true'/'false'); NULL otherwise
 //	bad      BOOLEAN  a non-missing value that fails to parse as the type
 //	nonnum   BOOLEAN  a non-missing value that is not a number
+//	hex      BOOLEAN  text that may be a hexadecimal float, which
+//	                  strconv.ParseFloat reads and DuckDB does not: when
+//	                  any is found the engine computes the relation itself
 //
 // StatsValues writes that relation straight over a dataset or a view when
 // DuckDB can reproduce the engine's parsing exactly; otherwise the engine
@@ -35,6 +38,17 @@ var statsSpaces = []rune{'\t', '\n', '\v', '\f', '\r', ' ', 0x85, 0xA0, 0x1680,
 // (exported for the test that checks them against unicode.IsSpace).
 func StatsSpaces() []rune { return append([]rune(nil), statsSpaces...) }
 
+// spacesRE is statsSpaces as a regular expression character class.
+func spacesRE() string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for _, r := range statsSpaces {
+		fmt.Fprintf(&b, `\x{%X}`, r)
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
 // spacesSQL is statsSpaces as a constant DuckDB expression.
 func spacesSQL() string {
 	parts := make([]string, len(statsSpaces))
@@ -48,8 +62,8 @@ func spacesSQL() string {
 // digits with optional single underscores between them (Go's underscoreOK),
 // an optional fraction and exponent. Infinities and NaN are not numbers
 // here. Hexadecimal floats (0x1p-2), which ParseFloat also reads, have no
-// DuckDB cast: a string column holding one is summarised by the engine
-// (StatsHexNumbers).
+// DuckDB cast: a text column holding one is summarised by the engine (see
+// the hex column).
 const decimalRE = `[+-]?([0-9]+(_[0-9]+)*(\.([0-9]+(_[0-9]+)*)?)?|\.[0-9]+(_[0-9]+)*)([eE][+-]?[0-9]+(_[0-9]+)*)?`
 
 // hexRE is a loose match for hexadecimal floats; a false positive only
@@ -120,8 +134,11 @@ func StatsValues(schema, source, column, sqlType string, as columnar.DataType) (
 			bad = "v IS NOT NULL AND n IS NULL"
 			nonnum = bad
 		case columnar.Logical:
-			cat = "CASE WHEN lower(t) IN ('true', 'yes', 'on', '1') THEN 'true' " +
-				"WHEN lower(t) IN ('false', 'no', 'off', '0') THEN 'false' END"
+			// strings.ToLower maps no other character to these ASCII
+			// letters, so the words match letter by letter in either case.
+			ws := spacesRE() + "*"
+			cat = "CASE WHEN regexp_full_match(v, '" + ws + "([tT][rR][uU][eE]|[yY][eE][sS]|[oO][nN]|1)" + ws + "') THEN 'true' " +
+				"WHEN regexp_full_match(v, '" + ws + "([fF][aA][lL][sS][eE]|[nN][oO]|[oO][fF][fF]|0)" + ws + "') THEN 'false' END"
 			bad = "v IS NOT NULL AND " + cat + " IS NULL"
 			nonnum = "v IS NOT NULL AND n IS NULL"
 		default:
@@ -137,51 +154,43 @@ func StatsValues(schema, source, column, sqlType string, as columnar.DataType) (
 		return expr
 	}
 	from := "(SELECT " + col + " AS v FROM " + table + ")"
+	hex := "false"
 	if text {
-		// t: the trimmed text; p: DuckDB's reading of it without
-		// underscores; n: p when the text has the syntax ParseFloat reads
-		// and the number is finite.
-		from = "(SELECT v, t, CASE WHEN isfinite(p) AND regexp_full_match(t, '" + decimalRE + "') THEN p END AS n FROM " +
-			"(SELECT v, t, TRY_CAST(replace(t, '_', '') AS DOUBLE) AS p FROM " +
-			"(SELECT " + col + " AS v, trim(" + col + ", " + spacesSQL() + ") AS t FROM " + table + ")))"
+		// n: the number when the text, spaces around it aside, has the
+		// syntax ParseFloat reads and DuckDB's reading of it (without
+		// underscores) is finite. The syntax is checked first: trimming
+		// every value is slower than the regular expression.
+		ws := spacesRE() + "*"
+		from = "(SELECT v, CASE WHEN isfinite(p) THEN p END AS n FROM " +
+			"(SELECT v, CASE WHEN regexp_full_match(v, '" + ws + decimalRE + ws + "') THEN " +
+			"TRY_CAST(replace(trim(v, " + spacesSQL() + "), '_', '') AS DOUBLE) END AS p FROM " +
+			"(SELECT " + col + " AS v FROM " + table + ")))"
+		// A hexadecimal float, which ParseFloat reads and DuckDB does not:
+		// the caller computes such a column itself.
+		hex = "(contains(v, '0x') OR contains(v, '0X')) AND regexp_full_match(v, '" + ws + hexRE + ws + "')"
 	}
 	q = "SELECT v IS NULL AS missing, CAST(" + or(num, "NULL") + " AS DOUBLE) AS num, CAST(" + or(cat, "NULL") +
 		" AS VARCHAR) AS cat, coalesce(" + or(bad, "false") + ", false) AS bad, coalesce(" + or(nonnum, "false") +
-		", false) AS nonnum FROM " + from
+		", false) AS nonnum, coalesce(" + hex + ", false) AS hex FROM " + from
 	return q, true, nil
-}
-
-// StatsHexNumbers compiles a count of the values of a text column that may
-// be hexadecimal floats, which ParseFloat reads and DuckDB does not.
-func StatsHexNumbers(schema, source, column string) (string, error) {
-	table, err := sourceTable(schema, source)
-	if err != nil {
-		return "", err
-	}
-	col, err := columnar.QuoteIdent(column)
-	if err != nil {
-		return "", err
-	}
-	return "SELECT count(*) FROM " + table + " WHERE " + col + " ILIKE '%0x%' AND regexp_full_match(trim(" + col + ", " +
-		spacesSQL() + "), '" + hexRE + "')", nil
 }
 
 // StatsScratchValues compiles the values relation of a scratch table
 // (quoted and qualified).
 func StatsScratchValues(table string) string {
-	return "SELECT missing, num, cat, bad, nonnum FROM " + table
+	return "SELECT missing, num, cat, bad, nonnum, false AS hex FROM " + table
 }
 
 // StatsDropScratch compiles dropping a scratch table (quoted and qualified).
 func StatsDropScratch(table string) string { return "DROP TABLE IF EXISTS " + table }
 
 // StatsSummary compiles one scan of a values relation: total rows, missing,
-// bad, non-numeric, then count, min, max, mean, sample variance and median
-// of num. DuckDB's median of an even count is lo·½ + hi·½, the mean of the
+// bad, non-numeric, possible hexadecimal floats, then count, min, max,
+// mean, sample variance and median of num. DuckDB's median of an even count is lo·½ + hi·½, the mean of the
 // two middle values (MODELLING §11); var_samp divides by n − 1.
 func StatsSummary(values string) string {
 	return "SELECT count(*), count(*) FILTER (WHERE missing), count(*) FILTER (WHERE bad), " +
-		"count(*) FILTER (WHERE nonnum), count(num), min(num), max(num), avg(num), var_samp(num), median(num) FROM (" +
+		"count(*) FILTER (WHERE nonnum), count(*) FILTER (WHERE hex), count(num), min(num), max(num), avg(num), var_samp(num), median(num) FROM (" +
 		values + ")"
 }
 
