@@ -66,8 +66,12 @@ func WriteHeader(w io.Writer, rows int, seed int64) error {
 	if cpu := cpuModel(); cpu != "" {
 		fmt.Fprintf(w, "cpu: %s\n", cpu)
 	}
-	_, err = fmt.Fprintf(w, "rows: %d\nseed: %d\nUnit %s better=higher\nUnit %s better=lower\nUnit %s better=lower\nUnit %s better=lower\n",
-		rows, seed, UnitRowsPerSec, UnitRSSGrowth, UnitRMSE, UnitClientNs)
+	_, err = fmt.Fprintf(w, "rows: %d\nseed: %d\nUnit %s better=higher\n", rows, seed, UnitRowsPerSec)
+	for _, u := range []string{UnitRSSGrowth, UnitRMSE, UnitClientNs, UnitPeakRSS, UnitMaxLatency, UnitBusy} {
+		if err == nil {
+			_, err = fmt.Fprintf(w, "Unit %s better=lower\n", u)
+		}
+	}
 	return err
 }
 
