@@ -194,12 +194,13 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request, name, column stri
 		}
 		as = t
 	}
-	d, cols, err := s.engine.Stats(r.Context(), name, column, as)
-	if err != nil {
-		return err
-	}
-	out := statsJSON{DataSetName: d.Name, Columns: cols}
-	return writeJSON(w, http.StatusOK, out)
+	return s.heavy(w, r, func() error {
+		d, cols, err := s.engine.Stats(r.Context(), name, column, as)
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusOK, statsJSON{DataSetName: d.Name, Columns: cols})
+	})
 }
 
 // statsJSON is the statistics envelope: columns is a map keyed by column

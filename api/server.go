@@ -37,6 +37,39 @@ type Options struct {
 	// value) or the original service's for the values the specification
 	// renamed (see Compat).
 	Compat Compat
+	// MaxHeavy caps the heavy requests that run at once: column statistics
+	// (GET /data/{name}/stats and /stats/{column}), whose DuckDB aggregates
+	// hold state that grows with the rows (medians, grouping). Default 4.
+	MaxHeavy int
+	// HeavyWait is how long a heavy request waits for a slot before it is
+	// answered 503 ServiceUnavailable with Retry-After. Default 5 s.
+	HeavyWait time.Duration
+}
+
+// heavyRetryAfter is the Retry-After, in seconds, of a heavy request that
+// found no slot.
+const heavyRetryAfter = "1"
+
+// heavy runs a heavy request's work once one of opts.MaxHeavy slots is
+// free. It waits up to opts.HeavyWait (or until the request ends), then
+// answers 503 with Retry-After.
+func (s *Server) heavy(w http.ResponseWriter, r *http.Request, work func() error) error {
+	select {
+	case s.heavySlots <- struct{}{}:
+	default:
+		t := time.NewTimer(s.opts.HeavyWait)
+		defer t.Stop()
+		select {
+		case s.heavySlots <- struct{}{}:
+		case <-r.Context().Done():
+			return r.Context().Err()
+		case <-t.C:
+			w.Header().Set("Retry-After", heavyRetryAfter)
+			return &engine.Error{Kind: engine.Unavailable, Msg: "The server is busy with other statistics requests; retry later", Details: map[string]any{}}
+		}
+	}
+	defer func() { <-s.heavySlots }()
+	return work()
 }
 
 // Server answers the Nexosis API v1. It is safe for concurrent use.
@@ -47,6 +80,8 @@ type Server struct {
 	router   *httprouter.Router
 	patterns map[string][][]string // method → route patterns split in segments
 	handler  http.Handler
+	// heavySlots holds one token per running heavy request (Options.MaxHeavy).
+	heavySlots chan struct{}
 }
 
 // New builds the server and its routes.
@@ -57,7 +92,14 @@ func New(e *engine.Engine, opts Options) *Server {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 1 << 30
 	}
-	s := &Server{engine: e, log: opts.Logger, opts: opts, patterns: map[string][][]string{}}
+	if opts.MaxHeavy <= 0 {
+		opts.MaxHeavy = 4
+	}
+	if opts.HeavyWait <= 0 {
+		opts.HeavyWait = 5 * time.Second
+	}
+	s := &Server{engine: e, log: opts.Logger, opts: opts, patterns: map[string][][]string{},
+		heavySlots: make(chan struct{}, opts.MaxHeavy)}
 	s.router = httprouter.New()
 	s.router.RedirectTrailingSlash = false
 	s.router.RedirectFixedPath = false

@@ -168,3 +168,68 @@ func TestStatsEmptyAndMetadataOnly(t *testing.T) {
 		t.Errorf("GET empty/stats/id totalCount = %v, want 0", got)
 	}
 }
+
+// edgeCSV exercises the statistics rules of MODELLING §11: odd and even
+// medians, ties in the mode (§12.2), text read as logical and as dates,
+// and a column without values.
+const edgeCSV = "odd,even,tie,word,flag,when,empty\n" +
+	"3,4,2,b,yes,2017-01-03,\n" +
+	"1,1,1,a,no,01/02/2017,\n" +
+	"2,3,2,a,Yes,2017-01-01T12:00:00Z,\n" +
+	",2,1,b,maybe,bad,\n"
+
+func TestStatsRules(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	s.putCSV(t, "edge", edgeCSV)
+	s.mustPutView(t, "edgeview", `{"dataSetName":"edge"}`)
+	// Expected values by hand (Python's statistics module agrees: median,
+	// mean, variance and stdev with n−1), rounded to 6 decimals.
+	even := map[string]any{"median": 2.5, "mean": 2.5, "variance": 1.666667, "stddev": 1.290994, "min": 1.0, "max": 4.0}
+	for _, tc := range []struct {
+		name, path string
+		want       map[string]any
+		absent     []string
+	}{
+		{"odd median", "/v1/data/edge/stats/odd", map[string]any{"median": 2.0, "mean": 2.0, "variance": 1.0, "missingCount": 1.0}, nil},
+		{"even median", "/v1/data/edge/stats/even", even, nil},
+		{"even median of a view", "/v1/data/edgeview/stats/even", even, nil},
+		{"numeric tie: the smallest", "/v1/data/edge/stats/tie", map[string]any{"mode": 1.0, "distinctCount": 2.0}, nil},
+		{"string tie: the first in ordinal order", "/v1/data/edge/stats/word", map[string]any{"mode": "a", "distinctCount": 2.0,
+			"distribution": []any{map[string]any{"value": "a", "count": 2.0}, map[string]any{"value": "b", "count": 2.0}}}, nil},
+		{"text as logical", "/v1/data/edge/stats/flag?dataType=logical", map[string]any{"mode": true, "distinctCount": 2.0,
+			"errorCount": 1.0, "non_numeric": 4.0,
+			"distribution": []any{map[string]any{"value": "true", "count": 2.0}, map[string]any{"value": "false", "count": 1.0}}}, nil},
+		// 2017-01-03, 2017-01-02 (M/d/yyyy) and 2017-01-01T12:00Z in Unix seconds.
+		{"text as date", "/v1/data/edge/stats/when?dataType=date", map[string]any{"min": 1483272000.0, "max": 1483401600.0,
+			"mean": 1483329600.0, "median": 1483315200.0, "errorCount": 1.0, "non_numeric": 4.0, "mode": 1483272000.0}, nil},
+		{"text as numeric, no numbers", "/v1/data/edge/stats/word?dataType=numeric", map[string]any{"errorCount": 4.0, "non_numeric": 4.0,
+			"distinctCount": 0.0, "distribution": []any{}}, []string{"min", "mean", "median", "mode", "variance"}},
+		{"no values", "/v1/data/edge/stats/empty", map[string]any{"totalCount": 4.0, "missingCount": 4.0, "distinctCount": 0.0,
+			"errorCount": 0.0, "distribution": []any{}}, []string{"min", "mean", "median", "mode", "variance"}},
+		{"numbers as text (the engine reads them)", "/v1/data/edge/stats/odd?dataType=string", map[string]any{"mode": "1", "distinctCount": 3.0}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := s.do(t, "GET", tc.path, nil)
+			if res.status != 200 {
+				t.Fatalf("GET %s = %d %s, want 200", tc.path, res.status, res.body)
+			}
+			st := decode[statsJSON](t, res)
+			if len(st.Columns) != 1 {
+				t.Fatalf("GET %s = %s, want one column", tc.path, res.body)
+			}
+			for _, got := range st.Columns {
+				for k, w := range tc.want {
+					if g, ok := got[k]; !ok || !reflect.DeepEqual(g, w) {
+						t.Errorf("GET %s: %s = %v, want %v", tc.path, k, g, w)
+					}
+				}
+				for _, k := range tc.absent {
+					if g, ok := got[k]; ok {
+						t.Errorf("GET %s: %s = %v, want it absent", tc.path, k, g)
+					}
+				}
+			}
+		})
+	}
+}

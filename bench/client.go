@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -42,6 +43,8 @@ type HTTPError struct {
 	Method, URL string
 	Status      int
 	Body        string // the start of the response body
+	// RetryAfter is the Retry-After header in seconds (0 when absent).
+	RetryAfter time.Duration
 }
 
 func (e *HTTPError) Error() string {
@@ -255,7 +258,9 @@ func (c *Client) do(req *http.Request) (*http.Response, error) {
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return nil, &HTTPError{Method: req.Method, URL: req.URL.String(), Status: resp.StatusCode, Body: string(b)}
+		retry, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+		return nil, &HTTPError{Method: req.Method, URL: req.URL.String(), Status: resp.StatusCode, Body: string(b),
+			RetryAfter: time.Duration(retry) * time.Second}
 	}
 	return resp, nil
 }

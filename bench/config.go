@@ -83,6 +83,12 @@ type Config struct {
 	// contest runs every algorithm, so its time grows faster than linearly
 	// with the rows.
 	LinearTrainRows int
+	// StatsConcurrency, when above 1, adds ColumnStats/concurrent=N to the
+	// stats workload: N requests for /stats sent at once on the read
+	// server, reporting the server's peak RSS over them (its high-water
+	// mark reset first, when the harness started it), the slowest request
+	// and the 503 answers, which are retried after their Retry-After.
+	StatsConcurrency int
 	// Progress receives one line per step, for a human watching; nil discards.
 	Progress io.Writer
 }
@@ -130,6 +136,9 @@ func (c Config) Validate() error {
 	}
 	if c.Runs < 1 {
 		errs = append(errs, fmt.Errorf("bench: Runs = %d, want at least 1", c.Runs))
+	}
+	if c.StatsConcurrency < 0 {
+		errs = append(errs, fmt.Errorf("bench: StatsConcurrency = %d, want at least 0", c.StatsConcurrency))
 	}
 	if c.PredictRows < minPredictRows {
 		errs = append(errs, fmt.Errorf("bench: PredictRows = %d, want at least %d", c.PredictRows, minPredictRows))

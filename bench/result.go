@@ -21,6 +21,9 @@ const (
 	UnitRSSGrowth  = "peak-rss-growth-B" // VmHWM after the run minus VmRSS before it, bytes
 	UnitRMSE       = "rmse"              // root mean square error of predictions on held-out rows
 	UnitClientNs   = "client-ns"         // a session's time as the client saw it: POST to seeing completed, ns
+	UnitPeakRSS    = "peak-rss-B"        // VmHWM of the server over the run (after resetting it), bytes
+	UnitMaxLatency = "max-latency-ns"    // the slowest request of a concurrent run, retries included, ns
+	UnitBusy       = "busy-503"          // 503 answers (retried after Retry-After) in a concurrent run
 )
 
 // Metric is one measured value with its unit.
@@ -63,8 +66,12 @@ func WriteHeader(w io.Writer, rows int, seed int64) error {
 	if cpu := cpuModel(); cpu != "" {
 		fmt.Fprintf(w, "cpu: %s\n", cpu)
 	}
-	_, err = fmt.Fprintf(w, "rows: %d\nseed: %d\nUnit %s better=higher\nUnit %s better=lower\nUnit %s better=lower\nUnit %s better=lower\n",
-		rows, seed, UnitRowsPerSec, UnitRSSGrowth, UnitRMSE, UnitClientNs)
+	_, err = fmt.Fprintf(w, "rows: %d\nseed: %d\nUnit %s better=higher\n", rows, seed, UnitRowsPerSec)
+	for _, u := range []string{UnitRSSGrowth, UnitRMSE, UnitClientNs, UnitPeakRSS, UnitMaxLatency, UnitBusy} {
+		if err == nil {
+			_, err = fmt.Fprintf(w, "Unit %s better=lower\n", u)
+		}
+	}
 	return err
 }
 
@@ -111,8 +118,11 @@ const (
 	ImportRatioTarget = 0.8       // vatic rows/s ÷ duckdb rows/s, at least
 	ImportRSSTarget   = 256 << 20 // peak RSS growth of the server, bytes, below
 	StatsRatioTarget  = 1.2       // vatic time ÷ duckdb time, at most
-	ReadCSVTarget     = 1e6       // rows/s, at least
-	ViewRatioTarget   = 1.5       // vatic time ÷ duckdb time of ReadView, at most
+	// StatsConcurrentRSSTarget bounds the server's peak RSS while
+	// Config.StatsConcurrency requests for /stats run at once, bytes.
+	StatsConcurrentRSSTarget = 512 << 20
+	ReadCSVTarget            = 1e6 // rows/s, at least
+	ViewRatioTarget          = 1.5 // vatic time ÷ duckdb time of ReadView, at most
 	// RegressionRMSETarget bounds the mean test RMSE of our contest's
 	// champions ÷ that of the best scikit-learn model, over the same folds.
 	RegressionRMSETarget = 1.01
@@ -167,6 +177,29 @@ func Checks(results []Result) []Check {
 	}
 	if c, ok := timeRatio(results, "ColumnStats", StatsRatioTarget); ok {
 		out = append(out, c)
+	}
+	var concurrent []string
+	for _, r := range results {
+		if strings.HasPrefix(r.Name, "ColumnStats/concurrent=") && !slices.Contains(concurrent, r.Name) {
+			concurrent = append(concurrent, r.Name)
+		}
+	}
+	for _, name := range concurrent {
+		w := strings.TrimSuffix(name, "/impl=vatic")
+		if peak, ok := maxMetric(results, name, UnitPeakRSS); ok {
+			out = append(out, Check{
+				Workload: w, What: "peak RSS MB", Value: peak / (1 << 20),
+				Detail: "largest over runs",
+				Target: fmt.Sprintf("<= %d MB", StatsConcurrentRSSTarget>>20), Pass: peak <= StatsConcurrentRSSTarget,
+			})
+		}
+		if lat, ok := maxMetric(results, name, UnitMaxLatency); ok {
+			busy, _ := maxMetric(results, name, UnitBusy)
+			out = append(out, Check{
+				Workload: w, What: "slowest request s", Value: lat / 1e9, Note: true,
+				Detail: fmt.Sprintf("largest over runs; up to %.0f answers 503, retried", busy),
+			})
+		}
 	}
 	if v, ok := median(results, "ReadCSV/impl=vatic", UnitRowsPerSec); ok {
 		out = append(out, Check{

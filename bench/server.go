@@ -124,6 +124,12 @@ type Memory struct {
 	Peak int64 // high-water mark since the process started (VmHWM)
 }
 
+// ResetPeak resets the server's RSS high-water mark (VmHWM) to its current
+// RSS, by writing 5 to /proc/PID/clear_refs (Linux 4.0 and later).
+func (s *Server) ResetPeak() error {
+	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", s.PID()), []byte("5"), 0)
+}
+
 // Memory reads the server's resident set size from /proc (Linux only).
 func (s *Server) Memory() (Memory, error) {
 	return procMemory(s.PID())

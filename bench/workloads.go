@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -92,6 +93,11 @@ func Run(ctx context.Context, cfg Config, workloads []string) ([]Result, error) 
 			}
 		case WorkloadStats:
 			rs, err = RunStats(ctx, cfg, files, read.c, readName)
+			if err == nil && cfg.StatsConcurrency > 1 {
+				var more []Result
+				more, err = runStatsConcurrent(ctx, cfg, read, readName)
+				rs = append(rs, more...)
+			}
 			err = read.explain(err)
 		case WorkloadCSV:
 			rs, err = RunReadCSV(ctx, cfg, files, read.c, readName)
@@ -253,6 +259,73 @@ func RunStats(ctx context.Context, cfg Config, files Files, c *Client, name stri
 		return Result{Name: w + "/impl=duckdb", Elapsed: times[1], Metrics: speed(files.Rows, 0, times[1])}, nil
 	}
 	return alternate(cfg, w, ours, anchor)
+}
+
+// runStatsConcurrent sends cfg.StatsConcurrency requests for the
+// statistics of dataset name at once, cfg.Runs times, and reports the wall
+// time of each run, its slowest request, the 503 answers (each retried
+// after its Retry-After) and, for a started server, its peak RSS over the
+// run: the high-water mark is reset first (/proc/PID/clear_refs), so the
+// import before does not count.
+func runStatsConcurrent(ctx context.Context, cfg Config, t *target, name string) ([]Result, error) {
+	n := cfg.StatsConcurrency
+	w := fmt.Sprintf("ColumnStats/concurrent=%d", n)
+	ours := func(int) (Result, error) {
+		if t.srv != nil {
+			if err := t.srv.ResetPeak(); err != nil {
+				fmt.Fprintf(cfg.Progress, "warning: %v; peak RSS includes earlier work\n", err)
+			}
+		}
+		var (
+			mu      sync.Mutex
+			slowest time.Duration
+			busy    int
+			wg      sync.WaitGroup
+		)
+		errs := make([]error, n)
+		start := time.Now()
+		for i := range n {
+			wg.Go(func() {
+				begin := time.Now()
+				for {
+					_, err := t.c.GetStats(ctx, name)
+					var he *HTTPError
+					if errors.As(err, &he) && he.Status == http.StatusServiceUnavailable {
+						mu.Lock()
+						busy++
+						mu.Unlock()
+						select {
+						case <-time.After(he.RetryAfter):
+							continue
+						case <-ctx.Done():
+							err = ctx.Err()
+						}
+					}
+					errs[i] = err
+					break
+				}
+				mu.Lock()
+				slowest = max(slowest, time.Since(begin))
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		elapsed := time.Since(start)
+		if err := errors.Join(errs...); err != nil {
+			return Result{}, err
+		}
+		r := Result{Name: w + "/impl=vatic", Elapsed: elapsed, Metrics: []Metric{
+			{float64(slowest), UnitMaxLatency}, {float64(busy), UnitBusy}}}
+		if t.srv != nil {
+			m, err := t.srv.Memory()
+			if err != nil {
+				return Result{}, err
+			}
+			r.Metrics = append(r.Metrics, Metric{float64(m.Peak), UnitPeakRSS})
+		}
+		return r, nil
+	}
+	return alternate(cfg, w, ours, nil)
 }
 
 // RunReadCSV measures GET /data/{name} with Accept: text/csv and no paging

@@ -281,6 +281,12 @@ func (e *Engine) tableColumns(ctx context.Context, dataset string) (map[string]t
 		WHERE database_name = current_database() AND schema_name = 'data' AND table_name = ?`, dataset)
 }
 
+// viewColumns reads the columns of a view as DuckDB types them.
+func (e *Engine) viewColumns(ctx context.Context, view string) (map[string]tableColumn, error) {
+	return e.columnsOf(ctx, `SELECT column_name, data_type FROM duckdb_columns()
+		WHERE database_name = current_database() AND schema_name = 'views' AND table_name = ?`, view)
+}
+
 // stageColumns reads the columns of an upsert staging table (schema main).
 func (e *Engine) stageColumns(ctx context.Context, table string) (map[string]tableColumn, error) {
 	return e.columnsOf(ctx, `SELECT column_name, data_type FROM duckdb_columns()
@@ -299,7 +305,7 @@ func (e *Engine) columnsOf(ctx context.Context, query, table string) (map[string
 		if err := rows.Scan(&name, &typ); err != nil {
 			return nil, err
 		}
-		out[strings.ToLower(name)] = tableColumn{Name: name, Type: columnar.DataTypeOfSQL(typ)}
+		out[strings.ToLower(name)] = tableColumn{Name: name, Type: columnar.DataTypeOfSQL(typ), SQLType: typ}
 	}
 	return out, rows.Err()
 }

@@ -203,8 +203,9 @@ type putPlan struct {
 }
 
 type tableColumn struct {
-	Name string
-	Type columnar.DataType // storage class
+	Name    string
+	Type    columnar.DataType // storage class
+	SQLType string            // DuckDB's name of the type (DOUBLE, VARCHAR, …)
 }
 
 func (p *putPlan) baseOptions() ingest.Options {

@@ -77,8 +77,7 @@ func histogram(x []float64, n int) []Bucket {
 	if lo == hi {
 		return []Bucket{{Min: lo, Max: hi, Count: len(x)}}
 	}
-	edges := make([]float64, n+1)
-	floats.Span(edges, lo, hi)
+	edges := Edges(lo, hi, n)
 	out := make([]Bucket, n)
 	i := 0
 	for b := range out {
@@ -89,6 +88,15 @@ func histogram(x []float64, n int) []Bucket {
 		}
 	}
 	return out
+}
+
+// Edges returns the n+1 edges of n equal-width buckets over [lo, hi]
+// (lo + i·(hi−lo)/n, as gonum's floats.Span spaces them). A value v falls
+// in the first bucket i with v < edges[i+1], or in the last.
+func Edges(lo, hi float64, n int) []float64 {
+	edges := make([]float64, n+1)
+	floats.Span(edges, lo, hi)
+	return edges
 }
 
 // Count is a value and how often it occurs.

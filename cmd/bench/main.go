@@ -66,6 +66,7 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		sklearn   = fs.String("sklearn-json", "", "read the scikit-learn side from this saved output of bench/regression.py instead of running Python")
 		predRows  = fs.Int("predict-rows", 100_000, "rows (20 features) the regression workload's linear champion predicts in one request")
 		linRows   = fs.Int("linear-train-rows", 10_000, "rows of that linear dataset the contest trains on (at most -predict-rows)")
+		statsConc = fs.Int("stats-concurrency", 0, "also send this many /stats requests at once (stats workload) and report the server's peak RSS; 0 or 1: off")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: bench [flags]\n\nEach flag also reads the environment variable %s<FLAG> (upper snake case).\n\n", envPrefix)
@@ -103,21 +104,22 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		return fmt.Errorf("vatic binary %s not found; run make build first or pass -vatic", bin)
 	}
 	cfg := bench.Config{
-		BaseURL:         *baseURL,
-		APIKey:          *apiKey,
-		Vatic:           bin,
-		ServeArgs:       strings.Fields(*serveArgs),
-		Rows:            *rows,
-		ViewRows:        *viewRows,
-		Seed:            *seed,
-		Dir:             *dir,
-		Runs:            *runs,
-		Friedman:        *friedman,
-		Python:          *python,
-		SklearnJSON:     *sklearn,
-		PredictRows:     *predRows,
-		LinearTrainRows: *linRows,
-		Progress:        stderr,
+		BaseURL:          *baseURL,
+		APIKey:           *apiKey,
+		Vatic:            bin,
+		ServeArgs:        strings.Fields(*serveArgs),
+		Rows:             *rows,
+		ViewRows:         *viewRows,
+		Seed:             *seed,
+		Dir:              *dir,
+		Runs:             *runs,
+		Friedman:         *friedman,
+		Python:           *python,
+		SklearnJSON:      *sklearn,
+		PredictRows:      *predRows,
+		LinearTrainRows:  *linRows,
+		StatsConcurrency: *statsConc,
+		Progress:         stderr,
 	}
 	if err := cfg.Validate(); err != nil {
 		return err

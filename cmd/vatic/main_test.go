@@ -31,7 +31,8 @@ func TestParseServe(t *testing.T) {
 		check(c)
 	}
 	f(nil, nil, func(c serveConfig) {
-		if c.Addr != "127.0.0.1:8080" || c.DataDir != "./data" || c.MaxBodyBytes != 1<<30 || c.LogFormat != "text" {
+		if c.Addr != "127.0.0.1:8080" || c.DataDir != "./data" || c.MaxBodyBytes != 1<<30 || c.LogFormat != "text" ||
+			c.MaxHeavy != 4 || c.HeavyWait != 5*time.Second {
 			t.Errorf("defaults = %+v", c)
 		}
 		if c.Conn != (connConfig{IdleTimeout: 2 * time.Minute, ReadHeaderTimeout: 10 * time.Second, BodyIdleTimeout: time.Minute, Max: 0}) {
@@ -41,6 +42,11 @@ func TestParseServe(t *testing.T) {
 	f(nil, map[string]string{"VATIC_IDLE_TIMEOUT": "5s", "VATIC_READ_HEADER_TIMEOUT": "3s", "VATIC_BODY_IDLE_TIMEOUT": "7s", "VATIC_MAX_CONNECTIONS": "9"}, func(c serveConfig) {
 		if c.Conn != (connConfig{IdleTimeout: 5 * time.Second, ReadHeaderTimeout: 3 * time.Second, BodyIdleTimeout: 7 * time.Second, Max: 9}) {
 			t.Errorf("connection settings from the environment = %+v", c.Conn)
+		}
+	})
+	f([]string{"-heavy-wait", "2s"}, map[string]string{"VATIC_MAX_HEAVY": "16", "VATIC_HEAVY_WAIT": "1m"}, func(c serveConfig) {
+		if c.MaxHeavy != 16 || c.HeavyWait != 2*time.Second {
+			t.Errorf("-max-heavy and -heavy-wait from env and flags = %d, %v; want 16, 2s", c.MaxHeavy, c.HeavyWait)
 		}
 	})
 	// The environment fills what the command line does not give, and the

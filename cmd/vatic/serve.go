@@ -70,6 +70,8 @@ type serveConfig struct {
 	DataDir       string
 	Keys          []string
 	MaxBodyBytes  int64
+	MaxHeavy      int
+	HeavyWait     time.Duration
 	LogFormat     string
 	LogLevel      string
 	Threads       int
@@ -94,6 +96,8 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	var keys listFlag
 	fs.Var(&keys, "api-key", "accepted API key, repeatable; KEY:community marks a community-plan key (default: generated once into <data>/api-key)")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body", 1<<30, "largest request body in bytes, on the wire and after decompression")
+	fs.IntVar(&c.MaxHeavy, "max-heavy", 4, "heavy requests (column statistics) that run at once; others wait -heavy-wait, then get 503")
+	fs.DurationVar(&c.HeavyWait, "heavy-wait", 5*time.Second, "how long a heavy request waits for a slot before answering 503 with Retry-After")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.IntVar(&c.Threads, "threads", 0, "DuckDB worker threads (0: one per core)")
@@ -141,6 +145,9 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	}
 	if c.Conn.Max < 0 {
 		return c, errors.New("-max-connections must be 0 (derived from the open-file limit) or positive")
+	}
+	if c.MaxHeavy <= 0 || c.HeavyWait <= 0 {
+		return c, errors.New("-max-heavy and -heavy-wait must be positive")
 	}
 	if c.Import.Workers <= 0 || c.Import.Timeout <= 0 || c.Import.IdleTimeout <= 0 || c.Import.MaxBytes <= 0 {
 		return c, errors.New("-import-workers, -import-timeout, -import-idle-timeout and -import-max-bytes must be positive")
@@ -200,7 +207,8 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 	// One api.Options value serves the HTTP API and renders callback
 	// bodies, so both spell a session the same way (Compat); the webhook
 	// sender only delivers the bytes.
-	apiOpts := api.Options{Logger: log, Keys: keys, MaxBodyBytes: c.MaxBodyBytes, Compat: c.Compat, BodyIdleTimeout: c.Conn.BodyIdleTimeout}
+	apiOpts := api.Options{Logger: log, Keys: keys, MaxBodyBytes: c.MaxBodyBytes, Compat: c.Compat, BodyIdleTimeout: c.Conn.BodyIdleTimeout,
+		MaxHeavy: c.MaxHeavy, HeavyWait: c.HeavyWait}
 	hooks := webhook.New(sources.Transport(), webhook.Options{Logger: log})
 	defer hooks.Close()
 	callbacks := api.NewCallbacks(apiOpts, func() string { return *base.Load() }, hooks)

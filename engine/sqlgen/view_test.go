@@ -58,6 +58,27 @@ func TestCompile(t *testing.T) {
 	add("convert text to numbers", q, nil, err)
 	q, err = sqlgen.Drop("s")
 	add("drop a dataset", q, nil, err)
+	for _, c := range []struct {
+		sqlType string
+		as      columnar.DataType
+	}{
+		{"DOUBLE", columnar.Numeric}, {"DOUBLE", columnar.Logical}, {"TIMESTAMP", columnar.Date},
+		{"VARCHAR", columnar.String}, {"VARCHAR", columnar.Logical}, {"BOOLEAN", columnar.Logical},
+	} {
+		v, ok, err := sqlgen.StatsValues(sqlgen.DataSchema, "s", "x", c.sqlType, c.as)
+		if !ok && err == nil {
+			err = fmt.Errorf("StatsValues(%s as %s) not written in SQL", c.sqlType, c.as)
+		}
+		add("statistics values: "+c.sqlType+" as "+string(c.as), v, nil, err)
+	}
+	if _, ok, err := sqlgen.StatsValues(sqlgen.DataSchema, "s", "x", "VARCHAR", columnar.Date); ok || err != nil {
+		t.Errorf("StatsValues(VARCHAR as date) = %v, %v; want false (the engine reads dates)", ok, err)
+	}
+	v, _, _ := sqlgen.StatsValues(sqlgen.DataSchema, "s", "x", "DOUBLE", columnar.Numeric)
+	add("statistics: one scan", sqlgen.StatsSummary(v), nil, nil)
+	q, err = sqlgen.StatsTop(v, "num")
+	add("statistics: most frequent values", q, nil, err)
+	add("statistics: buckets", sqlgen.StatsBuckets(v, 4), nil, nil)
 
 	col := func(name string, t columnar.DataType, r columnar.Role) columnar.Column {
 		return columnar.Column{Name: name, DataType: t, Role: r}
