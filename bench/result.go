@@ -63,8 +63,9 @@ func WriteHeader(w io.Writer, rows int, seed int64) error {
 	if cpu := cpuModel(); cpu != "" {
 		fmt.Fprintf(w, "cpu: %s\n", cpu)
 	}
-	_, err = fmt.Fprintf(w, "rows: %d\nseed: %d\nUnit %s better=higher\nUnit %s better=lower\nUnit %s better=lower\nUnit %s better=lower\n",
-		rows, seed, UnitRowsPerSec, UnitRSSGrowth, UnitRMSE, UnitClientNs)
+	_, err = fmt.Fprintf(w, "rows: %d\nseed: %d\nUnit %s better=higher\nUnit %s better=lower\nUnit %s better=lower\nUnit %s better=lower\n"+
+		"Unit %s better=higher\nUnit %s better=lower\nUnit %s better=lower\n",
+		rows, seed, UnitRowsPerSec, UnitRSSGrowth, UnitRMSE, UnitClientNs, UnitReqPerSec, UnitP50Ns, UnitP99Ns)
 	return err
 }
 
@@ -178,7 +179,8 @@ func Checks(results []Result) []Check {
 	if c, ok := timeRatio(results, "ReadView", ViewRatioTarget); ok {
 		out = append(out, c)
 	}
-	return append(out, regressionChecks(results)...)
+	out = append(out, regressionChecks(results)...)
+	return append(out, readsChecks(results)...)
 }
 
 // regressionChecks evaluates the regression workload: our champions' mean
