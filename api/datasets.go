@@ -17,7 +17,7 @@ import (
 )
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	if _, err := s.engine.Usage(r.Context()); err != nil {
+	if err := s.engine.Ping(r.Context()); err != nil {
 		return &engine.Error{Kind: engine.Unavailable, Msg: "The database is not available", Err: err}
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")

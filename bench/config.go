@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Workload names accepted by [Run].
@@ -21,10 +22,18 @@ const (
 	// (Regression/contest, Regression/fit) and the predict throughput of a
 	// linear champion (Regression/linear, Regression/predict).
 	WorkloadRegression = "regression"
+	// WorkloadReads is the read-path load test (Reads/anchor,
+	// Reads/session, Reads/page; see [RunReads]). It runs only when asked
+	// for: it is not in [Workloads].
+	WorkloadReads = "reads"
 )
 
 // Workloads lists every workload in the order [Run] runs them.
 var Workloads = []string{WorkloadImport, WorkloadImportURL, WorkloadStats, WorkloadCSV, WorkloadView, WorkloadRegression}
+
+// AllWorkloads is [Workloads] and the workloads that run only when named
+// ([WorkloadReads]), in the order [Run] runs them.
+var AllWorkloads = append(slices.Clone(Workloads), WorkloadReads)
 
 // Config describes one benchmark session. The zero value of each field
 // means the documented default; Vatic and Dir are required.
@@ -89,6 +98,15 @@ type Config struct {
 	// mark reset first, when the harness started it), the slowest request
 	// and the 503 answers, which are retried after their Retry-After.
 	StatsConcurrency int
+	// ReadsDuration is how long each phase of the reads workload sends
+	// requests; default 15 s.
+	ReadsDuration time.Duration
+	// ReadsConns is the number of concurrent connections of the reads
+	// workload; default 64.
+	ReadsConns int
+	// ReadsRows is the number of rows of the dataset whose first page the
+	// reads workload reads; default 100,000.
+	ReadsRows int
 	// Progress receives one line per step, for a human watching; nil discards.
 	Progress io.Writer
 }
@@ -111,6 +129,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.LinearTrainRows == 0 {
 		c.LinearTrainRows = 10_000
+	}
+	if c.ReadsDuration == 0 {
+		c.ReadsDuration = 15 * time.Second
+	}
+	if c.ReadsConns == 0 {
+		c.ReadsConns = 64
+	}
+	if c.ReadsRows == 0 {
+		c.ReadsRows = 100_000
 	}
 	if c.Progress == nil {
 		c.Progress = io.Discard
@@ -146,6 +173,9 @@ func (c Config) Validate() error {
 	if c.LinearTrainRows < minPredictRows {
 		errs = append(errs, fmt.Errorf("bench: LinearTrainRows = %d, want at least %d", c.LinearTrainRows, minPredictRows))
 	}
+	if c.ReadsDuration < 0 || c.ReadsConns < 1 || c.ReadsRows < 1 {
+		errs = append(errs, fmt.Errorf("bench: ReadsDuration = %v, ReadsConns = %d, ReadsRows = %d, want positive values", c.ReadsDuration, c.ReadsConns, c.ReadsRows))
+	}
 	if c.BaseURL != "" && !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
 		errs = append(errs, fmt.Errorf("bench: BaseURL %q is not an http(s) URL", c.BaseURL))
 	}
@@ -161,13 +191,13 @@ func ParseWorkloads(list string) ([]string, error) {
 		if w == "" {
 			continue
 		}
-		if !slices.Contains(Workloads, w) {
-			return nil, fmt.Errorf("bench: unknown workload %q (known: %s)", w, strings.Join(Workloads, ","))
+		if !slices.Contains(AllWorkloads, w) {
+			return nil, fmt.Errorf("bench: unknown workload %q (known: %s)", w, strings.Join(AllWorkloads, ","))
 		}
 		want[w] = true
 	}
 	var out []string
-	for _, w := range Workloads {
+	for _, w := range AllWorkloads {
 		if want[w] {
 			out = append(out, w)
 		}

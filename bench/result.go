@@ -67,7 +67,10 @@ func WriteHeader(w io.Writer, rows int, seed int64) error {
 		fmt.Fprintf(w, "cpu: %s\n", cpu)
 	}
 	_, err = fmt.Fprintf(w, "rows: %d\nseed: %d\nUnit %s better=higher\n", rows, seed, UnitRowsPerSec)
-	for _, u := range []string{UnitRSSGrowth, UnitRMSE, UnitClientNs, UnitPeakRSS, UnitMaxLatency, UnitBusy} {
+	if err == nil {
+		_, err = fmt.Fprintf(w, "Unit %s better=higher\n", UnitReqPerSec)
+	}
+	for _, u := range []string{UnitRSSGrowth, UnitRMSE, UnitClientNs, UnitPeakRSS, UnitMaxLatency, UnitBusy, UnitP50Ns, UnitP99Ns} {
 		if err == nil {
 			_, err = fmt.Fprintf(w, "Unit %s better=lower\n", u)
 		}
@@ -211,7 +214,8 @@ func Checks(results []Result) []Check {
 	if c, ok := timeRatio(results, "ReadView", ViewRatioTarget); ok {
 		out = append(out, c)
 	}
-	return append(out, regressionChecks(results)...)
+	out = append(out, regressionChecks(results)...)
+	return append(out, readsChecks(results)...)
 }
 
 // regressionChecks evaluates the regression workload: our champions' mean

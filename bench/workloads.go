@@ -17,7 +17,7 @@ import (
 )
 
 // Run generates (or reuses) the input files in cfg.Dir and runs the given
-// workloads (names from [Workloads]) in the order of [Workloads]. It returns
+// workloads (names from [AllWorkloads]) in the order of [AllWorkloads]. It returns
 // the results gathered so far together with the first error.
 func Run(ctx context.Context, cfg Config, workloads []string) ([]Result, error) {
 	cfg = cfg.withDefaults()
@@ -53,7 +53,7 @@ func Run(ctx context.Context, cfg Config, workloads []string) ([]Result, error) 
 		}
 	}()
 	var err error
-	for _, w := range Workloads {
+	for _, w := range AllWorkloads {
 		if !slices.Contains(workloads, w) {
 			continue
 		}
@@ -61,7 +61,7 @@ func Run(ctx context.Context, cfg Config, workloads []string) ([]Result, error) 
 			fmt.Fprintf(cfg.Progress, "view: skipped; it needs servers the harness starts, not -url\n")
 			continue
 		}
-		if (w == WorkloadView || w == WorkloadRegression) && read != nil {
+		if (w == WorkloadView || w == WorkloadRegression || w == WorkloadReads) && read != nil {
 			// These workloads start their own servers; stop the idle one.
 			if read.srv == nil {
 				read.c.Delete(context.WithoutCancel(ctx), readName)
@@ -112,6 +112,8 @@ func Run(ctx context.Context, cfg Config, workloads []string) ([]Result, error) 
 			}
 		case WorkloadRegression:
 			rs, err = RunRegression(ctx, cfg)
+		case WorkloadReads:
+			rs, err = RunReads(ctx, cfg)
 		}
 		results = append(results, rs...)
 		if err != nil {

@@ -105,9 +105,25 @@ func scanDataset(rows *sql.Rows) (Dataset, error) {
 	return d, nil
 }
 
-// loadDataset reads one dataset's catalog entry and columns; name matches
-// case-insensitively. ok is false when there is no such dataset.
+// loadDataset returns one dataset's catalog entry and columns, from the
+// cache when it may (catalogCache); name matches case-insensitively. ok is
+// false when there is no such dataset.
 func (e *Engine) loadDataset(ctx context.Context, name string) (d Dataset, ok bool, err error) {
+	if !e.cached(ctx) {
+		return e.queryDataset(ctx, name)
+	}
+	if d, ok := e.cache.dataset(name); ok {
+		return d, true, nil
+	}
+	gen := e.cache.begin()
+	if d, ok, err = e.queryDataset(ctx, name); err == nil && ok {
+		e.cache.putDataset(gen, name, d)
+	}
+	return d, ok, err
+}
+
+// queryDataset reads one dataset's catalog entry and columns.
+func (e *Engine) queryDataset(ctx context.Context, name string) (d Dataset, ok bool, err error) {
 	rows, err := e.store.Rows(ctx, `SELECT `+datasetColumns+` FROM catalog.datasets WHERE lower(name) = lower(?)`, name)
 	if err != nil {
 		return d, false, fmt.Errorf("read dataset %q: %w", name, err)
@@ -165,6 +181,7 @@ func stringList(names []string) any {
 
 // saveDataset writes d's catalog entry and columns, replacing what was there.
 func (e *Engine) saveDataset(ctx context.Context, d Dataset) error {
+	defer e.datasetChanged(ctx, d.Name)
 	if _, err := e.store.Exec(ctx, `DELETE FROM catalog.datasets WHERE name = ?`, d.Name); err != nil {
 		return fmt.Errorf("save dataset %q: %w", d.Name, err)
 	}
@@ -187,6 +204,7 @@ func (e *Engine) saveDataset(ctx context.Context, d Dataset) error {
 
 // deleteDatasetEntry removes d's catalog entry and columns.
 func (e *Engine) deleteDatasetEntry(ctx context.Context, name string) error {
+	defer e.datasetChanged(ctx, name)
 	if _, err := e.store.Exec(ctx, `DELETE FROM catalog.columns WHERE dataset = ?`, name); err != nil {
 		return err
 	}
@@ -276,7 +294,24 @@ func (e *Engine) datasetBytes(ctx context.Context, except string) (int64, error)
 
 // tableColumns reads the columns of a dataset's table from DuckDB's own
 // catalog, keyed by lower-cased name; empty when the table does not exist.
+// It is cached (catalogCache): every change of a data table saves or
+// deletes its dataset's entry in the same transaction.
 func (e *Engine) tableColumns(ctx context.Context, dataset string) (map[string]tableColumn, error) {
+	if !e.cached(ctx) {
+		return e.queryTableColumns(ctx, dataset)
+	}
+	if t, ok := e.cache.table(dataset); ok {
+		return t, nil
+	}
+	gen := e.cache.begin()
+	t, err := e.queryTableColumns(ctx, dataset)
+	if err == nil {
+		e.cache.putTable(gen, dataset, t)
+	}
+	return t, err
+}
+
+func (e *Engine) queryTableColumns(ctx context.Context, dataset string) (map[string]tableColumn, error) {
 	return e.columnsOf(ctx, `SELECT column_name, data_type FROM duckdb_columns()
 		WHERE database_name = current_database() AND schema_name = 'data' AND table_name = ?`, dataset)
 }
@@ -504,6 +539,12 @@ func (e *Engine) claimJob(ctx context.Context, kind, also string) (string, error
 			return err
 		}
 		now := e.now()
+		switch kind {
+		case "session":
+			e.sessionChanged(ctx, id)
+		case "import":
+			e.importChanged(ctx, id)
+		}
 		if _, err := e.store.Exec(ctx, `UPDATE catalog.`+kind+`s SET status = 'started', status_date = ? WHERE id = ?`, now, id); err != nil {
 			return err
 		}

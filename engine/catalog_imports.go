@@ -13,6 +13,7 @@ import (
 // This file holds the SQL of the import tables of the catalog.
 
 func (e *Engine) insertImport(ctx context.Context, imp Import, spec ImportSpec) error {
+	defer e.importChanged(ctx, imp.ID)
 	params, err := json.Marshal(paramPairs(imp.Parameters))
 	if err != nil {
 		return err
@@ -43,10 +44,12 @@ func paramPairs(ps []Param) [][2]*string {
 }
 
 func (e *Engine) addImportStatus(ctx context.Context, id string, at time.Time, s Status) error {
+	defer e.importChanged(ctx, id)
 	return e.addStatus(ctx, "import_history", "import_id", id, at, s)
 }
 
 func (e *Engine) addImportMessage(ctx context.Context, id string, m Message) error {
+	defer e.importChanged(ctx, id)
 	return e.addMessage(ctx, "import_messages", "import_id", id, m)
 }
 
@@ -60,6 +63,7 @@ func (e *Engine) claimRequestedImport(ctx context.Context) (string, error) {
 // and, on success, the dataset's column metadata.
 func (e *Engine) finishImport(ctx context.Context, id string, s Status, msgs []Message, cols []columnar.Column) error {
 	return e.store.Tx(ctx, func(ctx context.Context) error {
+		defer e.importChanged(ctx, id)
 		var result any
 		if cols != nil {
 			b, err := json.Marshal(cols)
@@ -201,9 +205,32 @@ func (f importFilter) list() *listSQL {
 	return l
 }
 
+// lookup reports whether f selects one import by id and nothing else: the
+// lookups the cache answers.
+func (f importFilter) lookup() bool {
+	return f.ID != "" && f.DataSet == "" && f.After == nil && f.Before == nil && f.Offset == 0
+}
+
 // listImports returns the imports matching f with their histories and
-// messages, and how many match (0 for a lookup by id).
+// messages, and how many match (0 for a lookup by id). A lookup by id
+// comes from the cache when it may (catalogCache).
 func (e *Engine) listImports(ctx context.Context, f importFilter) ([]Import, int, error) {
+	if !f.lookup() || !e.cached(ctx) {
+		return e.queryImports(ctx, f)
+	}
+	if imp, ok := e.cache.importEntry(f.ID); ok {
+		return []Import{imp}, 0, nil
+	}
+	gen := e.cache.begin()
+	imps, total, err := e.queryImports(ctx, f)
+	if err == nil && len(imps) == 1 {
+		e.cache.putImport(gen, imps[0])
+	}
+	return imps, total, err
+}
+
+// queryImports reads the imports matching f from the catalog.
+func (e *Engine) queryImports(ctx context.Context, f importFilter) ([]Import, int, error) {
 	rows, total, err := e.list(ctx, f.list())
 	if err != nil {
 		return nil, 0, err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 )
@@ -85,6 +86,7 @@ func (e *Engine) saveImportance(ctx context.Context, id string, features []strin
 
 // finishSession records a completed contest's champion on the session.
 func (e *Engine) finishSession(ctx context.Context, id, modelID string, a Algorithm, metrics map[string]float64, champion string, supports bool) error {
+	defer e.sessionChanged(ctx, id)
 	_, err := e.store.Exec(ctx, `UPDATE catalog.sessions SET model_id = ?, algorithm = ?, metrics = ?, champion = ?, feature_importance = ? WHERE id = ?`,
 		modelID, mustJSON(a), mustJSON(finiteMetrics(metrics)), champion, supports, id)
 	if err != nil {
@@ -207,6 +209,7 @@ func (e *Engine) loadImportance(ctx context.Context, id string, limit, offset in
 }
 
 func (e *Engine) insertModel(ctx context.Context, m Model, blob []byte) error {
+	defer e.modelsChanged(ctx, m.ID)
 	cols, err := columnsJSON(m.Columns)
 	if err != nil {
 		return err
@@ -256,9 +259,32 @@ func (f modelFilter) list() *listSQL {
 	return l
 }
 
+// lookup reports whether f selects one model by id and nothing else: the
+// lookups the cache answers.
+func (f modelFilter) lookup() bool {
+	return f.ID != "" && f.DataSource == "" && f.PartialName == "" && f.After == nil && f.Before == nil && f.Offset == 0
+}
+
 // listModels returns the models matching f and how many match (0 for a
-// lookup by id).
+// lookup by id). A lookup by id comes from the cache when it may
+// (catalogCache).
 func (e *Engine) listModels(ctx context.Context, f modelFilter) ([]Model, int, error) {
+	if !f.lookup() || !e.cached(ctx) {
+		return e.queryModels(ctx, f)
+	}
+	if m, ok := e.cache.model(f.ID); ok {
+		return []Model{m}, 0, nil
+	}
+	gen := e.cache.begin()
+	ms, total, err := e.queryModels(ctx, f)
+	if err == nil && len(ms) == 1 {
+		e.cache.putModel(gen, ms[0])
+	}
+	return ms, total, err
+}
+
+// queryModels reads the models matching f from the catalog.
+func (e *Engine) queryModels(ctx context.Context, f modelFilter) ([]Model, int, error) {
 	rows, total, err := e.list(ctx, f.list())
 	if err != nil {
 		return nil, 0, err
@@ -305,6 +331,7 @@ func (e *Engine) deleteModelRows(ctx context.Context, ids []string) error {
 		return nil
 	}
 	sort.Strings(ids)
+	defer e.modelsChanged(ctx, slices.Clone(ids)...)
 	if _, err := e.store.Exec(ctx, `DELETE FROM catalog.models WHERE list_contains(from_json(?, '["VARCHAR"]'), id)`, stringList(ids)); err != nil {
 		return fmt.Errorf("delete models: %w", err)
 	}
@@ -313,6 +340,7 @@ func (e *Engine) deleteModelRows(ctx context.Context, ids []string) error {
 
 func (e *Engine) touchModel(ctx context.Context, id string, at time.Time, rows int64) error {
 	return e.store.Tx(ctx, func(ctx context.Context) error {
+		defer e.modelsChanged(ctx, id)
 		if _, err := e.store.Exec(ctx, `UPDATE catalog.models SET last_used = ? WHERE id = ?`, at, id); err != nil {
 			return err
 		}

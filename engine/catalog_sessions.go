@@ -14,6 +14,7 @@ import (
 // This file holds the SQL of the session tables of the catalog.
 
 func (e *Engine) insertSession(ctx context.Context, s Session, rec sessionRecord) error {
+	defer e.sessionChanged(ctx, s.ID)
 	req, err := json.Marshal(rec)
 	if err != nil {
 		return err
@@ -43,16 +44,19 @@ func (e *Engine) insertSession(ctx context.Context, s Session, rec sessionRecord
 }
 
 func (e *Engine) addSessionStatus(ctx context.Context, id string, at time.Time, s Status) error {
+	defer e.sessionChanged(ctx, id)
 	return e.addStatus(ctx, "session_history", "session_id", id, at, s)
 }
 
 func (e *Engine) addSessionMessage(ctx context.Context, id string, m Message) error {
+	defer e.sessionChanged(ctx, id)
 	return e.addMessage(ctx, "session_messages", "session_id", id, m)
 }
 
 // setSessionStatus moves a session to s, recording the change.
 func (e *Engine) setSessionStatus(ctx context.Context, id string, s Status, msgs ...Message) error {
 	return e.store.Tx(ctx, func(ctx context.Context) error {
+		defer e.sessionChanged(ctx, id)
 		now := e.now()
 		if _, err := e.store.Exec(ctx, `UPDATE catalog.sessions SET status = ?, status_date = ? WHERE id = ?`, string(s), now, id); err != nil {
 			return fmt.Errorf("set session status: %w", err)
@@ -102,6 +106,7 @@ func (e *Engine) unfinishedSessions(ctx context.Context) (started, pending, dele
 
 // hideSession marks a running session deleted; its worker purges it.
 func (e *Engine) hideSession(ctx context.Context, id string) error {
+	defer e.sessionChanged(ctx, id)
 	now := e.now()
 	if _, err := e.store.Exec(ctx, `UPDATE catalog.sessions SET deleted = true, status = 'cancellationPending', status_date = ? WHERE id = ?`, now, id); err != nil {
 		return fmt.Errorf("hide session: %w", err)
@@ -111,6 +116,7 @@ func (e *Engine) hideSession(ctx context.Context, id string) error {
 
 // purgeSession removes a session, its contest and its results tables.
 func (e *Engine) purgeSession(ctx context.Context, id string) error {
+	defer e.sessionChanged(ctx, id)
 	for _, q := range []string{
 		`DELETE FROM catalog.sessions WHERE id = ?`,
 		`DELETE FROM catalog.session_history WHERE session_id = ?`,
@@ -202,10 +208,45 @@ func (f sessionFilter) list() *listSQL {
 	return l
 }
 
+// lookup reports whether f selects one visible session by id and nothing
+// else: the lookups the cache answers.
+func (f sessionFilter) lookup() bool {
+	return f.ID != "" && !f.Hidden && f.DataSource == "" && f.Event == "" && f.Model == "" && f.Type == "" &&
+		f.After == nil && f.Before == nil && f.Offset == 0
+}
+
 // listSessions returns the sessions matching f (not hidden ones unless
 // f.Hidden) with their histories, messages and columns, and how many match
-// (0 for a lookup by id).
+// (0 for a lookup by id). A lookup by id comes from the cache when it may
+// (catalogCache); the progress of a started session is always current.
 func (e *Engine) listSessions(ctx context.Context, f sessionFilter) ([]Session, int, error) {
+	var out []Session
+	var total int
+	var err error
+	if !f.lookup() || !e.cached(ctx) {
+		out, total, err = e.querySessions(ctx, f)
+	} else if s, ok := e.cache.session(f.ID); ok {
+		out = []Session{s}
+	} else {
+		gen := e.cache.begin()
+		if out, _, err = e.querySessions(ctx, f); err == nil && len(out) == 1 {
+			e.cache.putSession(gen, out[0])
+		}
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	for i := range out {
+		if out[i].Status == StatusStarted {
+			out[i].Progress = e.sessions.progressOf(out[i].ID)
+		}
+	}
+	return out, total, nil
+}
+
+// querySessions reads the sessions matching f from the catalog (without
+// their progress).
+func (e *Engine) querySessions(ctx context.Context, f sessionFilter) ([]Session, int, error) {
 	rows, total, err := e.list(ctx, f.list())
 	if err != nil {
 		return nil, 0, err
@@ -228,11 +269,6 @@ func (e *Engine) listSessions(ctx context.Context, f sessionFilter) ([]Session, 
 		func(i int, h StatusChange) { out[i].History = append(out[i].History, h) },
 		func(i int, m Message) { out[i].Messages = append(out[i].Messages, m) }); err != nil {
 		return nil, 0, err
-	}
-	for i := range out {
-		if out[i].Status == StatusStarted {
-			out[i].Progress = e.sessions.progressOf(out[i].ID)
-		}
 	}
 	return out, total, nil
 }

@@ -131,8 +131,25 @@ func (e *Engine) ReadRows(ctx context.Context, name string, q RowsQuery) (*Rows,
 	return out, nil
 }
 
-// countRows counts a dataset's rows within a date range.
+// countRows counts a dataset's rows within a date range. The count of
+// every row is cached with the dataset's entry (catalogCache), so a page
+// of rows is one query once warm.
 func (e *Engine) countRows(ctx context.Context, dataset string, rng sqlgen.Range) (int64, error) {
+	if rng.Start != nil || rng.End != nil || !e.cached(ctx) {
+		return e.queryCount(ctx, dataset, rng)
+	}
+	if n, ok := e.cache.total(dataset); ok {
+		return n, nil
+	}
+	gen := e.cache.begin()
+	n, err := e.queryCount(ctx, dataset, rng)
+	if err == nil {
+		e.cache.putTotal(gen, dataset, n)
+	}
+	return n, err
+}
+
+func (e *Engine) queryCount(ctx context.Context, dataset string, rng sqlgen.Range) (int64, error) {
 	q, args, err := sqlgen.Count(dataset, rng)
 	if err != nil {
 		return 0, err

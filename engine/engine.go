@@ -131,6 +131,9 @@ type Engine struct {
 	imports  *importPool // nil without a fetcher
 	sessions *sessionPool
 	models   modelCache
+	// cache holds the catalog entries reads look up (catalogCache); nil
+	// only for an Engine not made by New.
+	cache *catalogCache
 	// regressors is the regression line-up (regress.Algorithms; tests
 	// substitute failing algorithms).
 	regressors func() []regress.Algorithm
@@ -139,7 +142,8 @@ type Engine struct {
 // New opens an engine on store, applying catalog migrations first.
 func New(ctx context.Context, store Store, opts Options) (*Engine, error) {
 	opts = opts.withDefaults()
-	e := &Engine{store: store, opts: opts, log: opts.Logger, fetcher: opts.Fetcher, locks: map[string]chan struct{}{}, regressors: regress.Algorithms}
+	e := &Engine{store: hookedStore{store}, opts: opts, log: opts.Logger, fetcher: opts.Fetcher, locks: map[string]chan struct{}{},
+		regressors: regress.Algorithms, cache: newCatalogCache()}
 	if err := e.migrate(ctx); err != nil {
 		return nil, err
 	}
@@ -207,7 +211,29 @@ func (e *Engine) Allotments() Allotments { return e.opts.Allotments }
 // Usage counts what the account uses now, from the catalog: stored
 // datasets, stored sessions other than estimates, and rows predicted
 // (REFERENCE §1.9; there is no billing cycle, so counts never reset).
+// The counts are cached (catalogCache) until a catalog write changes them.
 func (e *Engine) Usage(ctx context.Context) (Usage, error) {
+	if !e.cached(ctx) {
+		return e.queryUsage(ctx)
+	}
+	if u, ok := e.cache.usageEntry(); ok {
+		return u, nil
+	}
+	gen := e.cache.begin()
+	u, err := e.queryUsage(ctx)
+	if err == nil {
+		e.cache.putUsage(gen, u)
+	}
+	return u, err
+}
+
+// Ping checks that the store answers a query.
+func (e *Engine) Ping(ctx context.Context) error {
+	_, err := e.countDatasets(ctx)
+	return err
+}
+
+func (e *Engine) queryUsage(ctx context.Context) (Usage, error) {
 	var u Usage
 	var err error
 	if u.DataSets, err = e.countDatasets(ctx); err != nil {

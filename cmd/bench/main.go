@@ -4,7 +4,7 @@
 //
 // Usage, from the repository root after make build:
 //
-//	go run ./cmd/bench [-rows 2000000] [-runs 3] [-workloads import,importurl,stats,csv,view,regression] [-out bench.txt]
+//	go run ./cmd/bench [-rows 2000000] [-runs 3] [-workloads import,importurl,stats,csv,view,regression,reads] [-out bench.txt]
 //
 // Every flag has an environment twin, VATIC_BENCH_ plus the flag name in
 // upper snake case (VATIC_BENCH_ROWS); the command line wins.
@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/vaticml/vatic/bench"
 )
@@ -56,7 +57,7 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		runs      = fs.Int("runs", 3, "runs per workload; the summary uses medians")
 		seed      = fs.Int64("seed", 1, "seed of the generated CSV file")
 		dir       = fs.String("dir", "bench/.data", "directory for the generated files (reused) and scratch data (removed)")
-		workloads = fs.String("workloads", strings.Join(bench.Workloads, ","), "comma-separated workloads: import (plain and gzip), importurl (plain and gzip), stats, csv, view, regression")
+		workloads = fs.String("workloads", strings.Join(bench.Workloads, ","), "comma-separated workloads: import (plain and gzip), importurl (plain and gzip), stats, csv, view, regression; also reads (the read-path load test, only when named)")
 		out       = fs.String("out", "", "also write the report to this file")
 		baseURL   = fs.String("url", "", "measure the already running server at this API base (http://host:port/v1) instead of starting one; no RSS figures")
 		apiKey    = fs.String("api-key", "", "api-key for -url")
@@ -67,6 +68,9 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		predRows  = fs.Int("predict-rows", 100_000, "rows (20 features) the regression workload's linear champion predicts in one request")
 		linRows   = fs.Int("linear-train-rows", 10_000, "rows of that linear dataset the contest trains on (at most -predict-rows)")
 		statsConc = fs.Int("stats-concurrency", 0, "also send this many /stats requests at once (stats workload) and report the server's peak RSS; 0 or 1: off")
+		readsDur  = fs.Duration("reads-duration", 15*time.Second, "how long each phase of the reads workload sends requests")
+		readsConn = fs.Int("reads-conns", 64, "concurrent connections of the reads workload")
+		readsRows = fs.Int("reads-rows", 100_000, "rows of the dataset whose first page of 100 the reads workload reads")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: bench [flags]\n\nEach flag also reads the environment variable %s<FLAG> (upper snake case).\n\n", envPrefix)
@@ -119,6 +123,9 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		PredictRows:      *predRows,
 		LinearTrainRows:  *linRows,
 		StatsConcurrency: *statsConc,
+		ReadsDuration:    *readsDur,
+		ReadsConns:       *readsConn,
+		ReadsRows:        *readsRows,
 		Progress:         stderr,
 	}
 	if err := cfg.Validate(); err != nil {
