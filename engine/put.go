@@ -223,6 +223,10 @@ func (p *putPlan) baseOptions() ingest.Options {
 		Allocator: p.e.opts.Allocator,
 		BatchRows: p.e.opts.BatchRows,
 		Workers:   p.e.opts.ImportWorkers,
+		// The body's own columns are bounded as they are read; with the
+		// dataset's, by checkWidth.
+		MaxColumns: p.e.opts.MaxColumns,
+		CheckName:  checkDataColumnName,
 	}
 }
 
