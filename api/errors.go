@@ -61,7 +61,8 @@ type errorBody struct {
 // under -compat original, see Compat.notFound). Internal errors are logged
 // with the request id and shown only as a generic message. A request body
 // read past its limit is a 413 however the failure was wrapped (tooLarge),
-// and one that stopped arriving a 408 (bodyStalledError).
+// one that stopped arriving a 408 (bodyStalledError), and one nested too
+// deep a 400 (tooDeep).
 // HEAD errors have no body.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var mbe *http.MaxBytesError
@@ -71,6 +72,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		err = tooLarge(mbe.Limit)
 	case errors.As(err, &stalled):
 		err = stalled.engineError()
+	case errors.Is(err, engine.ErrJSONTooDeep):
+		err = tooDeep()
 	}
 	kind, msg, details := engine.Classify(err)
 	msg, details = s.opts.Compat.notFound(kind, msg, details)
@@ -108,6 +111,14 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 func tooLarge(limit int64) *engine.Error {
 	return &engine.Error{Kind: engine.TooLarge, Msg: "The request body is too large",
 		Details: map[string]any{"body": []string{"The request body exceeds " + strconv.FormatInt(limit, 10) + " bytes"}}}
+}
+
+// tooDeep is the 400 of a JSON request body nested deeper than
+// engine.MaxJSONDepth, found as engine.ErrJSONTooDeep in the error's chain
+// whatever the decoding handler made of the failed read (bodies decoded
+// by the API pass through engine.LimitJSONDepth).
+func tooDeep() *engine.Error {
+	return engine.Validation("body", "The request body nests arrays and objects deeper than "+strconv.Itoa(engine.MaxJSONDepth)+" levels")
 }
 
 // because returns e with cause err. A cause is never shown, but an

@@ -59,6 +59,7 @@ func FuzzImportRequest(f *testing.F) {
 		`{"dataSetName":"x","url":"http://h/","columns":{"a":{"dataType":"numeric","role":"key"}}}`,
 		`{"dataSetName":"x","url":"http://h/","columns":{"a":1}}`, `{"dataSetName":5}`, `{"auth":{"basic":[]}}`,
 		`{"dataSetName":"\u0000","url":"http://h/"}`, `{"dataSetName":"x","url":"http://h/","contentType":"JSON"}`,
+		`{"dataSetName":"x","url":"http://h/","columns":` + strings.Repeat("[", 70), `{"dataSetName":"x","url":"http://h/","columns":{"a\u0000":{},"":{}}}`,
 	} {
 		f.Add("url", seed)
 		f.Add("s3", seed)
@@ -95,6 +96,7 @@ func FuzzViewRequest(f *testing.F) {
 		`{"dataSetName":"base","joins":[{"dataSet":{"name":"side"},"columnOptions":{"v":{"joinTo":"x"}}}],"columns":{"x":{"role":"target"}}}`,
 		`{"dataSetName":"base","joins":[{"dataSet":{"name":"side"},"calendar":{}}]}`, `{"joins":[{"joins":[{"joins":[]}]}]}`,
 		`{"dataSetName":"base","columns":{"x":{"dataType":"string"}}}`, `{"dataSetName":"base","joins":[{"dataSet":{"name":"side"},"columnOptions":[]}]}`,
+		`{"dataSetName":"base","joins":` + strings.Repeat("[", 70),
 	} {
 		f.Add(seed)
 	}
@@ -130,6 +132,7 @@ func FuzzSessionRequest(f *testing.F) {
 		{`{"dataSourceName":"fz","targetColumn":"a","predictionDomain":"regression","extraParameters":{"balance":"True"}}`, ""},
 		{`{"dataSourceName":"fz","targetColumn":"y","predictionDomain":"regression","missingValues":["-"],"callbackUrl":"http://[::1"}`, ""},
 		{`{"DATASOURCENAME":1}`, "isEstimate=maybe"}, {`{"columns":[]}`, ""}, {`[`, ""},
+		{`{"dataSourceName":"fz","extraParameters":` + strings.Repeat("[", 70), ""},
 	} {
 		f.Add(seed.body, seed.query)
 	}
@@ -172,6 +175,7 @@ func FuzzPredictBody(f *testing.F) {
 		{`{"extraParameters":{"includeClassScores":"True"},"data":[` + row + `]}`, false}, {`{"data":[{"x0":[]}]}`, false},
 		{`{"data":[` + row + `],"extraParameters":{"predictionInterval":0.5}}`, false}, {`{"extraParameters":{"predictionInterval":[]},"data":[]}`, false},
 		{"x0,x1,x2,x3,x4,x5,x6,x7,x8,x9\n1,2,3,4,5,6,7,8,9,10\n", true}, {"x0\n\"", true}, {"", true}, {"a,b\n1\n", true},
+		{`{"data":[` + strings.Repeat("[", 70), false}, {`{"data":[{"x0":1,"":2,"a\u0000":3}]}`, false}, {"x0,\x00\n1,2\n", true},
 	} {
 		f.Add(seed.body, seed.csv)
 	}

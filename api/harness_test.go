@@ -37,6 +37,7 @@ type serverOptions struct {
 	importMax    int64
 	sessionTime  time.Duration
 	compat       api.Compat
+	maxColumns   int
 }
 
 type option func(*serverOptions)
@@ -51,6 +52,7 @@ func withImportTimeout(d time.Duration) option  { return func(o *serverOptions) 
 func withImportMax(n int64) option              { return func(o *serverOptions) { o.importMax = n } }
 func withSessionTimeout(d time.Duration) option { return func(o *serverOptions) { o.sessionTime = d } }
 func withCompat(c api.Compat) option            { return func(o *serverOptions) { o.compat = c } }
+func withMaxColumns(n int) option               { return func(o *serverOptions) { o.maxColumns = n } }
 
 // testServer is the real stack: a DuckDB file, an engine, the API and an
 // httptest server.
@@ -94,7 +96,7 @@ func newServer(t testing.TB, opts ...option) *testServer {
 		Compat:       o.compat,
 	}
 	eng, err := engine.New(ctx, store, engine.Options{
-		Clock: o.clock, Allotments: o.allotments, BatchRows: o.batchRows, MaxDecodedBytes: o.maxBodyBytes,
+		Clock: o.clock, Allotments: o.allotments, BatchRows: o.batchRows, MaxDecodedBytes: o.maxBodyBytes, MaxColumns: o.maxColumns,
 		Fetcher: remote.NewFetcher(sources), ImportTimeout: o.importTime, ImportMaxBytes: o.importMax,
 		Notifier: api.NewCallbacks(apiOpts, func() string { return *base.Load() }, hooks), SessionTimeout: o.sessionTime,
 	})

@@ -192,9 +192,10 @@ func pascal(s string) string {
 
 // decodeJSON reads a small JSON request body into v. An empty body or the
 // literal "" is an empty request (REFERENCE §1.3); malformed JSON or a
-// wrong type is RequestValidation naming the field.
+// wrong type is RequestValidation naming the field, and so is JSON nested
+// deeper than engine.MaxJSONDepth (refused as it is read, see tooDeep).
 func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	body, err := io.ReadAll(engine.LimitJSONDepth(http.MaxBytesReader(w, r.Body, limit)))
 	if err != nil {
 		// A body over the limit stays in the chain: writeError answers 413.
 		return because(engine.Validation("body", "The request body could not be read"), err)

@@ -143,7 +143,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 	if strings.EqualFold(mt, "text/csv") {
 		req.Rows, err = readPredictCSV(body)
 	} else {
-		req.Rows, extra, err = readPredictJSON(body)
+		req.Rows, extra, err = readPredictJSON(engine.LimitJSONDepth(body))
 	}
 	if err != nil {
 		return err

@@ -70,47 +70,54 @@ func TestPutDatasetBadInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			slug := strings.NewReplacer(" ", "-").Replace(tc.name)
-			for _, existing := range []bool{true, false} {
-				if !existing && tc.oldOnly {
-					continue
-				}
-				name := "new-" + slug
-				var before string
-				if existing {
-					name = "old-" + slug
-					s.putCSV(t, name, salesCSV)
-					before = s.snapshot(t, name)
-				}
-				path := "/v1/data/" + name
-				if tc.query != "" {
-					path += "?" + tc.query
-				}
-				res := s.do(t, "PUT", path, tc.body, tc.headers...)
-				what := fmt.Sprintf("PUT %s", path)
-				if res.status != tc.status {
-					t.Fatalf("%s = %d %s, want %d", what, res.status, res.body, tc.status)
-				}
-				typ := tc.errorType
-				if typ == "" {
-					typ = decode[errorJSON](t, res).typ()
-				}
-				wantError(t, what, res, tc.status, typ, tc.detail)
-				if tc.mention != "" && !strings.Contains(string(res.body), tc.mention) {
-					t.Errorf("%s body = %s, want it to mention %q", what, res.body, tc.mention)
-				}
-				if existing {
-					if after := s.snapshot(t, name); after != before {
-						t.Errorf("GET %s after a refused PUT = %s, want %s", name, after, before)
-					}
-					if tc.golden != "" {
-						golden(t, tc.golden, res.body)
-					}
-				} else if res := s.do(t, "GET", "/v1/data/"+name, nil); res.status != 404 {
-					t.Errorf("GET %s after a refused PUT = %d, want 404 (no dataset created)", name, res.status)
-				}
-			}
+			s.checkBadPut(t, tc)
 		})
+	}
+}
+
+// checkBadPut sends tc's PUT to a new dataset and (unless oldOnly) to an
+// existing one, and checks the error and that nothing changed.
+func (s *testServer) checkBadPut(t *testing.T, tc badPut) {
+	t.Helper()
+	slug := strings.NewReplacer(" ", "-").Replace(tc.name)
+	for _, existing := range []bool{true, false} {
+		if !existing && tc.oldOnly {
+			continue
+		}
+		name := "new-" + slug
+		var before string
+		if existing {
+			name = "old-" + slug
+			s.putCSV(t, name, salesCSV)
+			before = s.snapshot(t, name)
+		}
+		path := "/v1/data/" + name
+		if tc.query != "" {
+			path += "?" + tc.query
+		}
+		res := s.do(t, "PUT", path, tc.body, tc.headers...)
+		what := fmt.Sprintf("PUT %s", path)
+		if res.status != tc.status {
+			t.Fatalf("%s = %d %s, want %d", what, res.status, res.body, tc.status)
+		}
+		typ := tc.errorType
+		if typ == "" {
+			typ = decode[errorJSON](t, res).typ()
+		}
+		wantError(t, what, res, tc.status, typ, tc.detail)
+		if tc.mention != "" && !strings.Contains(string(res.body), tc.mention) {
+			t.Errorf("%s body = %s, want it to mention %q", what, res.body, tc.mention)
+		}
+		if existing {
+			if after := s.snapshot(t, name); after != before {
+				t.Errorf("GET %s after a refused PUT = %s, want %s", name, after, before)
+			}
+			if tc.golden != "" {
+				golden(t, tc.golden, res.body)
+			}
+		} else if res := s.do(t, "GET", "/v1/data/"+name, nil); res.status != 404 {
+			t.Errorf("GET %s after a refused PUT = %d, want 404 (no dataset created)", name, res.status)
+		}
 	}
 }
 

@@ -66,10 +66,41 @@ func validName(name string) error {
 	return nil
 }
 
+// validColumnName checks a column name, declared or read from the data:
+// a DuckDB identifier (columnar.QuoteIdent: not empty, no NUL, valid
+// UTF-8) of at most maxNameLen bytes.
 func validColumnName(name string) error {
 	_, err := columnar.QuoteIdent(name)
 	if err != nil || len(name) > maxNameLen {
 		return errors.New("invalid column name")
 	}
 	return nil
+}
+
+// badColumnNameReason is the InvalidColumnMetadata reason of a column
+// name validColumnName refuses.
+const badColumnNameReason = "Column names must be 1 to 255 characters of valid text"
+
+// checkDataColumnName is ingest's CheckName: a column name the data
+// brings (a CSV header field, a JSON key) follows the rules of a declared
+// one and is refused the same way.
+func checkDataColumnName(name string) error {
+	if validColumnName(name) == nil {
+		return nil
+	}
+	return MetadataError(map[string][]string{shownName(name): {badColumnNameReason}})
+}
+
+// shownName is a column name as an error shows it: a name longer than
+// maxNameLen is cut there (at a rune boundary) and marked with "…", so a
+// refused 10 000-character name is not echoed whole.
+func shownName(name string) string {
+	if len(name) <= maxNameLen {
+		return name
+	}
+	cut := maxNameLen
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut] + "…"
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/vaticml/vatic/ingest"
 	"github.com/vaticml/vatic/stats/regress"
 )
 
@@ -33,6 +34,12 @@ type Options struct {
 	// (default 1 GiB; negative means no cap), so a small gzip bomb cannot
 	// expand without bound.
 	MaxDecodedBytes int64
+	// MaxColumns is the most columns a dataset may have, and so the most
+	// an upload, an import or a predict body may bring (default
+	// ingest.DefaultMaxColumns, 4096). Ingest checks it as a CSV header or
+	// JSON keys are read; a write that would widen a dataset past it is
+	// refused.
+	MaxColumns int
 	// Fetcher opens remote files: import sources and the iCal calendars of
 	// views. It belongs to the Engine, which lends it to both; nil disables
 	// imports and URL calendars.
@@ -104,6 +111,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.SessionTimeout <= 0 {
 		o.SessionTimeout = time.Hour
+	}
+	if o.MaxColumns <= 0 {
+		o.MaxColumns = ingest.DefaultMaxColumns
 	}
 	if o.ImportMaxBytes <= 0 {
 		o.ImportMaxBytes = 16 << 30

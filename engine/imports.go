@@ -123,6 +123,9 @@ func (e *Engine) CreateImport(ctx context.Context, spec ImportSpec) (Import, err
 	if err := validateImport(&spec); err != nil {
 		return Import{}, err
 	}
+	if n := e.opts.MaxColumns; len(spec.Columns) > n {
+		return Import{}, Validation("columns", fmt.Sprintf("More than %d columns; the column limit is %d", n, n))
+	}
 	id, err := uuid.NewV7()
 	if err != nil {
 		return Import{}, fmt.Errorf("import id: %w", err)
@@ -212,7 +215,7 @@ func validSpecs(specs []columnar.Spec) error {
 		_, ok = columnar.ParseAggregation(s.Aggregation)
 		check("aggregation", s.Aggregation, ok)
 		if err := validColumnName(s.Name); err != nil {
-			reasons[s.Name] = append(reasons[s.Name], "Column names must be 1 to 255 characters of valid text")
+			reasons[shownName(s.Name)] = append(reasons[shownName(s.Name)], badColumnNameReason)
 		}
 	}
 	if len(reasons) > 0 {

@@ -238,7 +238,7 @@ func (e *Engine) Predict(ctx context.Context, id string, req PredictRequest) (Pr
 		}
 		e.models.put(m.ID, lm)
 	}
-	frame, cols, err := predictFrame(lm.pipeline, dropTokens(req.Rows, lm.pipeline.Missing))
+	frame, cols, err := predictFrame(lm.pipeline, dropTokens(req.Rows, lm.pipeline.Missing), e.opts.MaxColumns)
 	if err != nil {
 		return Prediction{}, err
 	}
@@ -297,13 +297,26 @@ func (e *Engine) Predict(ctx context.Context, id string, req PredictRequest) (Pr
 // predictFrame reads submitted rows into frame columns for the model's
 // inputs, checking that each input column is present in every row's
 // schema (at least once) and each value has the column's type. It returns
-// every column name seen, in first-seen order, for the echo.
-func predictFrame(p pipeline, rows []PredictRow) ([]*frameColumn, []string, error) {
+// every column name seen, in first-seen order, for the echo. The names
+// follow the rules of a dataset's (checkDataColumnName), and there may be
+// at most maxCols of them.
+func predictFrame(p pipeline, rows []PredictRow, maxCols int) ([]*frameColumn, []string, error) {
 	var names []string
 	seen := map[string]bool{}
+	var prev []string
 	for _, r := range rows {
+		if len(r.Names) > 0 && sameLayout(r.Names, prev) {
+			continue
+		}
+		prev = r.Names
 		for _, n := range r.Names {
 			if k := strings.ToLower(n); !seen[k] {
+				if len(names) == maxCols {
+					return nil, nil, Validation("data", fmt.Sprintf("The rows have more than %d columns; the column limit is %d", maxCols, maxCols))
+				}
+				if err := checkDataColumnName(n); err != nil {
+					return nil, nil, err
+				}
 				seen[k] = true
 				names = append(names, n)
 			}

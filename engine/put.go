@@ -17,6 +17,20 @@ import (
 // FormatHints is what is known of an upload's format before it is read.
 type FormatHints = ingest.FormatHints
 
+// MaxJSONDepth is the deepest nesting of arrays and objects accepted in
+// any JSON body (ingest.MaxJSONDepth, where the reason for the number is).
+const MaxJSONDepth = ingest.MaxJSONDepth
+
+// ErrJSONTooDeep is matched (errors.Is) by the read error of a
+// LimitJSONDepth reader whose JSON nests deeper than MaxJSONDepth.
+var ErrJSONTooDeep = ingest.ErrTooDeep
+
+// LimitJSONDepth returns a reader of r that fails, with an error matching
+// ErrJSONTooDeep, as soon as the JSON text read through it nests deeper
+// than MaxJSONDepth. Request bodies the API decodes itself pass through
+// it; PutDataset applies it to JSON bodies on its own.
+func LimitJSONDepth(r io.Reader) io.Reader { return ingest.LimitDepth(r) }
+
 // PutRequest is one PUT /data/{name}: a body to add to (or create) a dataset.
 type PutRequest struct {
 	Name            string
@@ -213,6 +227,10 @@ func (p *putPlan) baseOptions() ingest.Options {
 		Allocator: p.e.opts.Allocator,
 		BatchRows: p.e.opts.BatchRows,
 		Workers:   p.e.opts.ImportWorkers,
+		// The body's own columns are bounded as they are read; with the
+		// dataset's, by checkWidth.
+		MaxColumns: p.e.opts.MaxColumns,
+		CheckName:  checkDataColumnName,
 	}
 }
 

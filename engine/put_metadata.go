@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/vaticml/vatic/columnar"
 	"github.com/vaticml/vatic/ingest"
 )
@@ -69,11 +71,14 @@ func (p *putPlan) mergeSpecs(specs []columnar.Spec) error {
 	reasons := map[string][]string{}
 	for _, s := range specs {
 		if err := validColumnName(s.Name); err != nil {
-			reasons[s.Name] = append(reasons[s.Name], "Column names must be 1 to 255 characters of valid text")
+			reasons[shownName(s.Name)] = append(reasons[shownName(s.Name)], badColumnNameReason)
 			continue
 		}
 		if msgs := p.mergeSpec(s); len(msgs) > 0 {
 			reasons[s.Name] = append(reasons[s.Name], msgs...)
+		}
+		if len(p.cols) > p.e.opts.MaxColumns {
+			return p.tooWide()
 		}
 	}
 	if len(reasons) > 0 {
@@ -140,6 +145,36 @@ func (p *putPlan) mergeSpec(s columnar.Spec) []string {
 		}
 	}
 	return msgs
+}
+
+// checkWidth refuses data whose columns (schema's fields), with the
+// dataset's and the declared ones, would make more than
+// Options.MaxColumns.
+func (p *putPlan) checkWidth(schema *arrow.Schema) error {
+	if schema.NumFields()+len(p.cols) <= p.e.opts.MaxColumns {
+		return nil
+	}
+	known := make(map[string]bool, len(p.cols))
+	for _, c := range p.cols {
+		known[strings.ToLower(c.Name)] = true
+	}
+	n := len(p.cols)
+	for _, f := range schema.Fields() {
+		if !known[strings.ToLower(f.Name)] {
+			n++
+		}
+	}
+	if n > p.e.opts.MaxColumns {
+		return p.tooWide()
+	}
+	return nil
+}
+
+func (p *putPlan) tooWide() error {
+	max := p.e.opts.MaxColumns
+	reason := fmt.Sprintf("The dataset would have more than %d columns; the column limit is %d", max, max)
+	// The reason is in the message too: an import shows only the message.
+	return &Error{Kind: Invalid, Msg: "Request is invalid: " + reason, Details: map[string]any{"columns": []string{reason}}}
 }
 
 // validate checks the merged metadata as a whole.

@@ -68,6 +68,9 @@ func (p *putPlan) writeRows(ctx context.Context, rd *ingest.Reader, table, match
 			return false, err
 		}
 		schema := seg.Schema()
+		if err := p.checkWidth(schema); err != nil {
+			return false, err
+		}
 		if !created[target] {
 			if err := e.store.CreateTable(ctx, target, schema); err != nil {
 				return false, fmt.Errorf("create %s: %w", target, err)

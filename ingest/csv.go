@@ -91,7 +91,7 @@ func NewCSV(r io.Reader, opts Options) (*Reader, error) {
 		return nil, err
 	}
 	buf = bytes.TrimPrefix(buf, bom)
-	var hdr fieldSet
+	hdr := fieldSet{maxCols: opts.MaxColumns}
 	for {
 		_, _, serr := splitCSV(&hdr, buf, -1, 1, eof)
 		if serr != nil {
@@ -130,6 +130,13 @@ func NewCSV(r io.Reader, opts Options) (*Reader, error) {
 		}
 		if names[j] == "" {
 			names[j] = "column" + itoa(j+1)
+		}
+	}
+	if opts.CheckName != nil {
+		for _, n := range names {
+			if err := opts.CheckName(n); err != nil {
+				return nil, err
+			}
 		}
 	}
 	seen := make(map[string]bool, ncol)

@@ -402,8 +402,10 @@ func TestCSVReadError(t *testing.T) {
 
 func FuzzCSV(f *testing.F) {
 	for _, s := range []string{"a,b\n1,x\n", "1,2\n3,4", "\ufeffa\r\n\"x\ny\"\r\n", "a,b\n1\n", "a,\"b\"\"\"\n\"", "a\n\xff\n",
-		"d,n\n2020-01-01,1\nx,y\n", "a,a\n", "\n\n", genQuoted(8)} {
+		"d,n\n2020-01-01,1\nx,y\n", "a,a\n", "\n\n", genQuoted(8),
+		"a,b,c,d,e\n1,2,3,4,5\n", "1,2,3,4\n5,6,7,8\n", "a\x00,b\n1,2\n", "a,\"b,c\",d,e\n"} {
 		f.Add([]byte(s), uint8(0))
+		f.Add([]byte(s), uint8(0x40))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, knob uint8) {
 		if len(data) > 8<<10 { // tiny blocks make big inputs slow to fuzz
@@ -411,7 +413,10 @@ func FuzzCSV(f *testing.F) {
 		}
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		defer mem.AssertSize(t, 0)
-		base := ingest.Options{Allocator: mem, SampleRows: int(knob%5) + 1, MissingValues: []string{"NA"}}
+		base := ingest.Options{Allocator: mem, SampleRows: int(knob%5) + 1, MissingValues: []string{"NA"}, CheckName: checkNameParseError}
+		if knob&0x40 != 0 {
+			base.MaxColumns = 3
+		}
 		if knob&0x80 != 0 {
 			base.Declared = map[string]columnar.DataType{"a": columnar.Numeric, "column1": columnar.Date}
 		}

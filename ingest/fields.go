@@ -18,6 +18,10 @@ type fieldSet struct {
 	lines []int32 // per row: its first physical line, 1-based within data
 	ncol  int
 	rows  int
+	// maxCols, when positive, bounds the fields of a record whose width is
+	// not known yet (ncol < 0, a header): splitCSV fails as soon as the
+	// record has more, so an endless header costs nothing per field.
+	maxCols int
 }
 
 func (fs *fieldSet) reset(data []byte, ncol int) {
@@ -120,6 +124,9 @@ func splitCSV(fs *fieldSet, data []byte, ncol, maxRows int, atEOF bool) (int, in
 					fs.refs = append(fs.refs, int32(start), int32(end))
 				}
 				nf++
+				if fs.ncol < 0 && fs.maxCols > 0 && nf > fs.maxCols {
+					return recStart, recLine - 1, &csvSyntaxError{recLine, -1, tooManyColumns(fs.maxCols)}
+				}
 				if pos == n {
 					if !atEOF {
 						break fields
@@ -162,6 +169,9 @@ func splitCSV(fs *fieldSet, data []byte, ncol, maxRows int, atEOF bool) (int, in
 			}
 			fs.refs = append(fs.refs, int32(start), int32(end))
 			nf++
+			if fs.ncol < 0 && fs.maxCols > 0 && nf > fs.maxCols {
+				return recStart, recLine - 1, &csvSyntaxError{recLine, -1, tooManyColumns(fs.maxCols)}
+			}
 			if pos == n {
 				if !atEOF {
 					break fields

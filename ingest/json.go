@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -45,8 +46,11 @@ func NewJSON(r io.Reader, opts Options, prepare func(JSONMeta) (Options, error))
 	if b, _ := br.Peek(3); bytes.Equal(b, bom) {
 		br.Discard(3)
 	}
-	dec := json.NewDecoder(br)
+	// Every byte the decoders see passes the depth limit first: the rows
+	// spooled on the way were read through it too.
+	dec := json.NewDecoder(LimitDepth(br))
 	dec.UseNumber()
+	maxCols := opts.withDefaults().MaxColumns
 	var meta JSONMeta
 	src := &rowSource{dec: dec}
 	var sp *spool
@@ -93,11 +97,11 @@ func NewJSON(r io.Reader, opts Options, prepare func(JSONMeta) (Options, error))
 					src.inObject = true // nothing left to learn: stream the rows
 					break props
 				}
-				if sp, err = spoolRows(dec); err != nil {
+				if sp, err = spoolRows(dec, opts.withDefaults()); err != nil {
 					return fail(err)
 				}
 			case strings.EqualFold(key, "columns") && !meta.HasColumns:
-				if meta.Columns, meta.HasColumns, err = readColumns(dec); err != nil {
+				if meta.Columns, meta.HasColumns, err = readColumns(dec, maxCols); err != nil {
 					return fail(err)
 				}
 			case strings.EqualFold(key, "missingValues") && !meta.HasMissingValues:
@@ -153,13 +157,17 @@ func NewJSON(r io.Reader, opts Options, prepare func(JSONMeta) (Options, error))
 	return rd, nil
 }
 
-// jsonError reports a decoder error: malformed JSON is a ParseError with the
-// byte offset; an error of the underlying reader (the size cap, a broken
-// connection, corrupt compression) passes through so the caller can tell
-// a body that is too large from one that is malformed.
+// jsonError reports a decoder error: malformed JSON or JSON nested too
+// deep is a ParseError with the byte offset; an error of the underlying
+// reader (the size cap, a broken connection, corrupt compression) passes
+// through so the caller can tell a body that is too large from one that is
+// malformed.
 func jsonError(dec *json.Decoder, row int64, err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
+	if errors.Is(err, ErrTooDeep) {
+		return &ParseError{Row: row, Msg: strings.TrimPrefix(err.Error(), "ingest: ")}
+	}
 	if err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.As(err, &syn) && !errors.As(err, &typ) {
 		return readError(err)
 	}
@@ -225,7 +233,8 @@ func scalarText(tok json.Token) (string, bool) {
 
 // readColumns reads the columns property: name → {dataType, role,
 // imputation, aggregation}, property names in any case.
-func readColumns(dec *json.Decoder) ([]columnar.Spec, bool, error) {
+// More than maxCols columns is a ParseError, found at the first extra one.
+func readColumns(dec *json.Decoder, maxCols int) ([]columnar.Spec, bool, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, false, jsonError(dec, 0, err)
@@ -241,6 +250,9 @@ func readColumns(dec *json.Decoder) ([]columnar.Spec, bool, error) {
 		tok, err := dec.Token()
 		if err != nil {
 			return nil, false, jsonError(dec, 0, err)
+		}
+		if len(specs) == maxCols {
+			return nil, false, &ParseError{Msg: "columns: " + tooManyColumns(maxCols)}
 		}
 		spec := columnar.Spec{Name: tok.(string)}
 		if tok, err = dec.Token(); err != nil {
@@ -387,8 +399,12 @@ func (s *spool) remove() {
 }
 
 // spoolRows copies the rows of the data array (after its '[') to a spool.
-func spoolRows(dec *json.Decoder) (*spool, error) {
+// It applies opts.MaxColumns and opts.CheckName to the rows' keys as it
+// goes, so that a body with too many columns is refused before the rest is
+// spooled (readRow checks them again as it reads the spool).
+func spoolRows(dec *json.Decoder, opts Options) (*spool, error) {
 	sp := &spool{}
+	keys := map[string]bool{}
 	for dec.More() {
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
@@ -396,7 +412,32 @@ func spoolRows(dec *json.Decoder) (*spool, error) {
 			return nil, jsonError(dec, sp.rows+1, err)
 		}
 		sp.rows++
-		if err := sp.write(raw); err != nil {
+		err := rowKeys(raw, func(key string) error {
+			k := key
+			for i := 0; i < len(k); i++ {
+				if c := k[i]; c >= 'A' && c <= 'Z' || c >= utf8.RuneSelf {
+					k = strings.ToLower(k)
+					break
+				}
+			}
+			if keys[k] {
+				return nil
+			}
+			if len(keys) == opts.MaxColumns {
+				return &ParseError{Row: sp.rows, Msg: tooManyColumns(opts.MaxColumns)}
+			}
+			if opts.CheckName != nil {
+				if err := opts.CheckName(key); err != nil {
+					return err
+				}
+			}
+			keys[k] = true
+			return nil
+		})
+		if err == nil {
+			err = sp.write(raw)
+		}
+		if err != nil {
 			sp.remove()
 			return nil, err
 		}
@@ -406,6 +447,49 @@ func spoolRows(dec *json.Decoder) (*spool, error) {
 		return nil, jsonError(dec, sp.rows+1, err)
 	}
 	return sp, nil
+}
+
+// rowKeys calls fn with each key of raw when raw is an object (valid JSON,
+// as a decoder returned it), stopping at fn's first error.
+func rowKeys(raw []byte, fn func(key string) error) error {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil // not a row: readRow says so
+	}
+	depth, key := 0, false
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case '{', '[':
+			depth++
+			key = depth == 1
+		case '}', ']':
+			depth--
+		case ',':
+			key = depth == 1
+		case '"':
+			j, escaped := i+1, false
+			for raw[j] != '"' {
+				if raw[j] == '\\' {
+					escaped = true
+					j++
+				}
+				j++
+			}
+			if key {
+				k := string(raw[i+1 : j])
+				if escaped {
+					if err := json.Unmarshal(raw[i:j+1], &k); err != nil {
+						return err
+					}
+				}
+				if err := fn(k); err != nil {
+					return err
+				}
+				key = false
+			}
+			i = j
+		}
+	}
+	return nil
 }
 
 // rowSource yields row objects from the data array of a body, a top-level
@@ -469,11 +553,21 @@ type jsonReader struct {
 	keep bool
 }
 
-// column returns the index of the column named name, adding it if new.
-func (j *jsonReader) column(name string, typ columnar.DataType) (int, bool) {
+// column returns the index of the column named name, adding it if new:
+// a name CheckName refuses, or one column more than MaxColumns, is an
+// error.
+func (j *jsonReader) column(row int64, name string, typ columnar.DataType) (int, bool, error) {
 	k := strings.ToLower(name)
 	if i, ok := j.index[k]; ok {
-		return i, false
+		return i, false, nil
+	}
+	if len(j.r.cols) == j.opts.MaxColumns {
+		return 0, false, &ParseError{Row: row, Msg: tooManyColumns(j.opts.MaxColumns)}
+	}
+	if j.opts.CheckName != nil {
+		if err := j.opts.CheckName(name); err != nil {
+			return 0, false, err
+		}
 	}
 	i := len(j.r.cols)
 	j.index[k] = i
@@ -482,7 +576,7 @@ func (j *jsonReader) column(name string, typ columnar.DataType) (int, bool) {
 		c.DataType, c.Declared = t, true
 	}
 	j.r.cols = append(j.r.cols, c)
-	return i, true
+	return i, true, nil
 }
 
 // readRow appends one row to the sparse batch. It reports false at the end
@@ -520,7 +614,10 @@ func (j *jsonReader) readRow(sampling bool) (ok, newCol bool, err error) {
 		if sampling {
 			typ = ""
 		}
-		col, added := j.column(key, typ)
+		col, added, err := j.column(row, key, typ)
+		if err != nil {
+			return false, false, err
+		}
 		newCol = newCol || added
 		// A repeated key replaces the earlier value.
 		for i := start; i < len(j.cells); i++ {

@@ -228,10 +228,22 @@ func TestJSONErrors(t *testing.T) {
 	}
 }
 
+// checkNameParseError refuses the names a dataset refuses, with a
+// *ParseError, for the fuzz targets (which allow no other error).
+func checkNameParseError(name string) error {
+	if name == "" || strings.IndexByte(name, 0) >= 0 || len(name) > 255 {
+		return &ingest.ParseError{Column: name, Msg: "invalid name"}
+	}
+	return nil
+}
+
 func FuzzJSON(f *testing.F) {
 	for _, s := range []string{`{"data":[{"a":1,"b":"x"}]}`, `[{"a":true},{"A":null,"c":"2017-01-01"}]`,
-		`{"data":[{"a":1}],"columns":{"a":{"dataType":"numeric"}},"missingValues":["?"]}`, `[{"a":{}}]`, `[1]`, `{} x`} {
+		`{"data":[{"a":1}],"columns":{"a":{"dataType":"numeric"}},"missingValues":["?"]}`, `[{"a":{}}]`, `[1]`, `{} x`,
+		`{"x":` + strings.Repeat("[", 70), `{"columns":{"a":{"x":[[[]]]}}}`, `[{"":1}]`, `[{"a\u0000":1}]`, `{"data":[{"a\"":1,"b":[2]}]}`,
+		`[{"a":1,"b":2,"c":3,"d":4}]`, `{"data":[{"a":1},{"b":2,"c":3,"d":4}],"columns":{"e":{}}}`, `{"columns":{"a":{},"b":{},"c":{},"d":{}}}`} {
 		f.Add([]byte(s), uint8(0))
+		f.Add([]byte(s), uint8(0x40))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, knob uint8) {
 		if len(data) > 1<<16 {
@@ -243,6 +255,10 @@ func FuzzJSON(f *testing.F) {
 		if knob&0x80 != 0 {
 			opts.Declared = map[string]columnar.DataType{"a": columnar.Numeric}
 		}
+		if knob&0x40 != 0 {
+			opts.MaxColumns = 3
+		}
+		opts.CheckName = checkNameParseError
 		prepare := func(m ingest.JSONMeta) (ingest.Options, error) {
 			o := opts
 			o.MissingValues = m.MissingValues

@@ -31,6 +31,16 @@ type Options struct {
 	// SampleRows is the number of data rows read to infer column types;
 	// default 10000. CSV samples are also capped at about 4 MiB.
 	SampleRows int
+	// MaxColumns is the most columns an input may have: CSV header fields,
+	// distinct JSON row keys, or entries of a JSON body's columns
+	// property; default DefaultMaxColumns. It is checked as the header or
+	// the keys are read, before anything is allocated per column; more is
+	// a *ParseError.
+	MaxColumns int
+	// CheckName, when not nil, is called with the name of each column the
+	// input brings (a CSV header field after trimming, a JSON row key)
+	// before the column is added; its error is returned as is.
+	CheckName func(name string) error
 
 	blockBytes int // CSV block size; tests make it tiny
 }
@@ -39,6 +49,8 @@ const (
 	defaultBatchRows  = 65536
 	defaultSampleRows = 10000
 	maxSampleBytes    = 4 << 20
+	// DefaultMaxColumns is the default of Options.MaxColumns.
+	DefaultMaxColumns = 4096
 )
 
 func (o Options) withDefaults() Options {
@@ -53,6 +65,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.SampleRows <= 0 {
 		o.SampleRows = defaultSampleRows
+	}
+	if o.MaxColumns <= 0 {
+		o.MaxColumns = DefaultMaxColumns
 	}
 	return o
 }
@@ -119,6 +134,11 @@ func typeWord(t columnar.DataType) string {
 		return "a date"
 	}
 	return string(t)
+}
+
+// tooManyColumns is the message of an input with more than max columns.
+func tooManyColumns(max int) string {
+	return "more than " + itoa(max) + " columns; the column limit is " + itoa(max)
 }
 
 func mismatch(v []byte, t columnar.DataType) string {

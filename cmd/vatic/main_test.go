@@ -31,7 +31,7 @@ func TestParseServe(t *testing.T) {
 		check(c)
 	}
 	f(nil, nil, func(c serveConfig) {
-		if c.Addr != "127.0.0.1:8080" || c.DataDir != "./data" || c.MaxBodyBytes != 1<<30 || c.LogFormat != "text" ||
+		if c.Addr != "127.0.0.1:8080" || c.DataDir != "./data" || c.MaxBodyBytes != 1<<30 || c.MaxColumns != 4096 || c.LogFormat != "text" ||
 			c.MaxHeavy != 4 || c.HeavyWait != 5*time.Second {
 			t.Errorf("defaults = %+v", c)
 		}
@@ -51,9 +51,9 @@ func TestParseServe(t *testing.T) {
 	})
 	// The environment fills what the command line does not give, and the
 	// command line wins.
-	f([]string{"-addr", ":9"}, map[string]string{"VATIC_ADDR": ":7", "VATIC_DATA": "/d", "VATIC_API_KEYS": "a, b:community", "VATIC_MAX_BODY": "5"},
+	f([]string{"-addr", ":9"}, map[string]string{"VATIC_ADDR": ":7", "VATIC_DATA": "/d", "VATIC_API_KEYS": "a, b:community", "VATIC_MAX_BODY": "5", "VATIC_MAX_COLUMNS": "12"},
 		func(c serveConfig) {
-			if c.Addr != ":9" || c.DataDir != "/d" || c.MaxBodyBytes != 5 || strings.Join(c.Keys, "|") != "a|b:community" {
+			if c.Addr != ":9" || c.DataDir != "/d" || c.MaxBodyBytes != 5 || c.MaxColumns != 12 || strings.Join(c.Keys, "|") != "a|b:community" {
 				t.Errorf("env+flags = %+v", c)
 			}
 		})
@@ -87,7 +87,7 @@ func TestParseServe(t *testing.T) {
 
 func TestParseServeErrors(t *testing.T) {
 	for _, args := range [][]string{
-		{"-log-format", "xml"}, {"-max-body", "0"}, {"-max-body", "abc"}, {"-log-level", "loud"}, {"extra"}, {"-nope"},
+		{"-log-format", "xml"}, {"-max-body", "0"}, {"-max-body", "abc"}, {"-max-columns", "0"}, {"-max-columns", "-1"}, {"-log-level", "loud"}, {"extra"}, {"-nope"},
 		{"-idle-timeout", "0"}, {"-read-header-timeout", "0s"}, {"-body-idle-timeout", "-1s"}, {"-max-connections", "-1"},
 	} {
 		if _, err := parseServe(args, env(nil), io.Discard); err == nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/vaticml/vatic/api"
 	"github.com/vaticml/vatic/duckstore"
 	"github.com/vaticml/vatic/engine"
+	"github.com/vaticml/vatic/ingest"
 	"github.com/vaticml/vatic/remote"
 	"github.com/vaticml/vatic/webhook"
 )
@@ -72,6 +73,7 @@ type serveConfig struct {
 	MaxBodyBytes  int64
 	MaxHeavy      int
 	HeavyWait     time.Duration
+	MaxColumns    int
 	LogFormat     string
 	LogLevel      string
 	Threads       int
@@ -98,6 +100,7 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	fs.Int64Var(&c.MaxBodyBytes, "max-body", 1<<30, "largest request body in bytes, on the wire and after decompression")
 	fs.IntVar(&c.MaxHeavy, "max-heavy", 4, "heavy requests (column statistics) that run at once; others wait -heavy-wait, then get 503")
 	fs.DurationVar(&c.HeavyWait, "heavy-wait", 5*time.Second, "how long a heavy request waits for a slot before answering 503 with Retry-After")
+	fs.IntVar(&c.MaxColumns, "max-columns", ingest.DefaultMaxColumns, "most columns a dataset, an upload, an import or a predict body may have; checked as a CSV header or JSON keys are read")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.IntVar(&c.Threads, "threads", 0, "DuckDB worker threads (0: one per core)")
@@ -148,6 +151,9 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	}
 	if c.MaxHeavy <= 0 || c.HeavyWait <= 0 {
 		return c, errors.New("-max-heavy and -heavy-wait must be positive")
+	}
+	if c.MaxColumns <= 0 {
+		return c, errors.New("-max-columns must be positive")
 	}
 	if c.Import.Workers <= 0 || c.Import.Timeout <= 0 || c.Import.IdleTimeout <= 0 || c.Import.MaxBytes <= 0 {
 		return c, errors.New("-import-workers, -import-timeout, -import-idle-timeout and -import-max-bytes must be positive")
@@ -213,7 +219,7 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 	defer hooks.Close()
 	callbacks := api.NewCallbacks(apiOpts, func() string { return *base.Load() }, hooks)
 	eng, err := engine.New(ctx, store, engine.Options{
-		Logger: log, MaxDecodedBytes: c.MaxBodyBytes, Allotments: c.Allotments,
+		Logger: log, MaxDecodedBytes: c.MaxBodyBytes, MaxColumns: c.MaxColumns, Allotments: c.Allotments,
 		Fetcher: remote.NewFetcher(sources), ImportConcurrency: c.Import.Workers, ImportTimeout: c.Import.Timeout, ImportMaxBytes: c.Import.MaxBytes,
 		SessionConcurrency: c.Sessions.Workers, SessionTimeout: c.Sessions.Timeout, Notifier: callbacks,
 	})
