@@ -244,9 +244,6 @@ func (m *gbmModel) Refit(x *mat.Dense, y []float64, opt Options) (Model, error) 
 		return nil, err
 	}
 	n, d := x.Dims()
-	if d != m.d {
-		return nil, fmt.Errorf("regress: refit with %d columns, model has %d", d, m.d)
-	}
 	edges, bins := histBinning(treeColumns(x), n, d, stats.Rand(opt.Seed, "gbm/bins"))
 	return fitGBM(bins, n, edges, y, gbmParams(m.leaves), len(m.trees), opt.Workers), nil
 }

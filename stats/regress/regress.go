@@ -50,7 +50,9 @@ type Model interface {
 	// the family has none (k-NN).
 	Importance() []float64
 	// Refit fits the same hyper-parameters on new rows (the saved model is
-	// the champion refitted on every row, MODELLING §5.2).
+	// the champion refitted on every row, MODELLING §5.2). x may have more
+	// or fewer columns than the fit saw: the preparation refitted on every
+	// row one-hot encodes the levels the training rows lacked.
 	Refit(x *mat.Dense, y []float64, opt Options) (Model, error)
 	encoding.BinaryMarshaler
 }

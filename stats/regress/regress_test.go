@@ -1,8 +1,11 @@
 package regress_test
 
 import (
+	"math"
 	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/vaticml/vatic/stats/regress"
 )
@@ -35,6 +38,39 @@ func TestAlgorithms(t *testing.T) {
 		}
 		if u.Key() != a.Key() {
 			t.Errorf("Unmarshal(%s bytes).Key() = %q, want %q", a.Key(), u.Key(), a.Key())
+		}
+	}
+}
+
+// Every model refits on rows with more columns than it was fitted on, as a
+// session's saved model does when the preparation refitted on every row
+// one-hot encodes levels the training rows lacked, and predicts at the new
+// width.
+func TestRefitOnWiderRows(t *testing.T) {
+	x, y := friedmanHead(t, 120)
+	n, d := x.Dims()
+	wide := mat.NewDense(n, d+3, nil)
+	wide.Slice(0, n, 0, d).(*mat.Dense).Copy(x)
+	for i := range n {
+		wide.Set(i, d+i%3, 1) // one-hot levels seen only now
+	}
+	for _, a := range regress.Algorithms() {
+		m, err := a.Fit(x, y, regress.Options{Seed: 1, Workers: 1})
+		if err != nil {
+			t.Fatalf("%s.Fit error %v", a.Key(), err)
+		}
+		r, err := m.Refit(wide, y, regress.Options{Seed: 1, Workers: 1})
+		if err != nil {
+			t.Errorf("%s.Refit with %d columns after %d: %v", a.Key(), d+3, d, err)
+			continue
+		}
+		pred := make([]float64, n)
+		r.Predict(wide, pred)
+		for i, p := range pred {
+			if math.IsNaN(p) || math.IsInf(p, 0) {
+				t.Errorf("%s refitted predicts %v for row %d", a.Key(), p, i)
+				break
+			}
 		}
 	}
 }
