@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/vaticml/vatic/ingest"
 	"github.com/vaticml/vatic/stats/regress"
 )
 
@@ -49,6 +50,11 @@ type Options struct {
 	SessionConcurrency int
 	// SessionTimeout bounds one session (default 1h).
 	SessionTimeout time.Duration
+	// TempDir holds the files an upload spools to disk (JSON rows read
+	// before the metadata that follows them); "" means the system's
+	// temporary directory. When set, the engine owns it alone: New removes
+	// the spool files a killed process left there.
+	TempDir string
 	// Notifier delivers session status changes to callback URLs; nil sends
 	// none.
 	Notifier Notifier
@@ -142,6 +148,15 @@ func New(ctx context.Context, store Store, opts Options) (*Engine, error) {
 	e := &Engine{store: store, opts: opts, log: opts.Logger, fetcher: opts.Fetcher, locks: map[string]*sync.Mutex{}, regressors: regress.Algorithms}
 	if err := e.migrate(ctx); err != nil {
 		return nil, err
+	}
+	if opts.TempDir != "" {
+		n, err := ingest.RemoveSpools(opts.TempDir)
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			e.log.InfoContext(ctx, "removed spool files left by a previous process", "dir", opts.TempDir, "files", n)
+		}
 	}
 	if e.fetcher != nil {
 		if err := e.startImports(ctx); err != nil {

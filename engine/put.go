@@ -209,6 +209,7 @@ func (p *putPlan) baseOptions() ingest.Options {
 		Allocator: p.e.opts.Allocator,
 		BatchRows: p.e.opts.BatchRows,
 		Workers:   p.e.opts.ImportWorkers,
+		SpoolDir:  p.e.opts.TempDir,
 	}
 }
 

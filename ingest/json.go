@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -36,8 +38,8 @@ const (
 // (matched case-insensitively; others ignored), or a top-level array of
 // rows. It reads the body up to the rows; when columns or missingValues
 // may still follow the rows, the rows are spooled (in memory up to 4 MiB,
-// then to a temporary file removed by Release) and the rest of the body is
-// read first. It then calls prepare (when not nil) with what it found and
+// then to a temporary file in Options.SpoolDir removed by Release) and the
+// rest of the body is read first. It then calls prepare (when not nil) with what it found and
 // converts the rows with the Options prepare returns; an error from prepare
 // is returned as is. A body without data yields no batches.
 func NewJSON(r io.Reader, opts Options, prepare func(JSONMeta) (Options, error)) (*Reader, error) {
@@ -93,7 +95,7 @@ func NewJSON(r io.Reader, opts Options, prepare func(JSONMeta) (Options, error))
 					src.inObject = true // nothing left to learn: stream the rows
 					break props
 				}
-				if sp, err = spoolRows(dec); err != nil {
+				if sp, err = spoolRows(dec, opts.SpoolDir); err != nil {
 					return fail(err)
 				}
 			case strings.EqualFold(key, "columns") && !meta.HasColumns:
@@ -328,9 +330,33 @@ func readStrings(dec *json.Decoder) ([]string, bool, error) {
 	return out, true, nil
 }
 
+// spoolPattern names spool files (os.CreateTemp's pattern).
+const spoolPattern = "vatic-ingest-*.json"
+
+// RemoveSpools removes the spool files left in dir (Options.SpoolDir) by
+// a process that ended without releasing its Readers, and reports how
+// many it removed. Call it only when no other process spools into dir.
+func RemoveSpools(dir string) (int, error) {
+	left, err := filepath.Glob(filepath.Join(dir, spoolPattern))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, f := range left {
+		switch err := os.Remove(f); {
+		case err == nil:
+			n++
+		case !errors.Is(err, fs.ErrNotExist):
+			return n, fmt.Errorf("ingest: remove spool: %w", err)
+		}
+	}
+	return n, nil
+}
+
 // spool keeps rows read before the metadata that follows them: in memory
-// up to maxSpoolMemory, then in a temporary file.
+// up to maxSpoolMemory, then in a temporary file in dir.
 type spool struct {
+	dir  string
 	mem  bytes.Buffer
 	f    *os.File
 	w    *bufio.Writer
@@ -339,7 +365,7 @@ type spool struct {
 
 func (s *spool) write(raw []byte) error {
 	if s.f == nil && s.mem.Len()+len(raw) > maxSpoolMemory {
-		f, err := os.CreateTemp("", "vatic-ingest-*.json")
+		f, err := os.CreateTemp(s.dir, spoolPattern)
 		if err != nil {
 			return fmt.Errorf("ingest: spool rows: %w", err)
 		}
@@ -386,9 +412,10 @@ func (s *spool) remove() {
 	}
 }
 
-// spoolRows copies the rows of the data array (after its '[') to a spool.
-func spoolRows(dec *json.Decoder) (*spool, error) {
-	sp := &spool{}
+// spoolRows copies the rows of the data array (after its '[') to a spool
+// in dir.
+func spoolRows(dec *json.Decoder, dir string) (*spool, error) {
+	sp := &spool{dir: dir}
 	for dec.More() {
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {

@@ -31,6 +31,11 @@ type Options struct {
 	// SampleRows is the number of data rows read to infer column types;
 	// default 10000. CSV samples are also capped at about 4 MiB.
 	SampleRows int
+	// SpoolDir is the directory of the temporary files that hold a JSON
+	// body's rows while the metadata after them is read; default
+	// os.TempDir(). A file is removed when its Reader is released; a
+	// process killed first leaves it behind (see RemoveSpools).
+	SpoolDir string
 
 	blockBytes int // CSV block size; tests make it tiny
 }

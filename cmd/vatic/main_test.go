@@ -216,6 +216,28 @@ func TestServeFirstStartWritesKeyAndRestarts(t *testing.T) {
 	}
 }
 
+// Uploads spool under <data>/tmp, and a start removes the spool files a
+// killed server left there.
+func TestServeRemovesSpools(t *testing.T) {
+	dir := t.TempDir()
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	left := filepath.Join(tmp, "vatic-ingest-42.json")
+	if err := os.WriteFile(left, []byte(`{"a":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stop := startServe(t, "-data", dir, "-api-key", "k")
+	defer stop()
+	if _, err := os.Stat(left); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("spool file left by a killed server still there after a start: %v", err)
+	}
+	if st, err := os.Stat(tmp); err != nil || !st.IsDir() {
+		t.Errorf("<data>/tmp after a start: %v", err)
+	}
+}
+
 // -compat reaches the API: a missing model is itemType model under
 // -compat original (REFERENCE §9 #12).
 func TestServeCompat(t *testing.T) {

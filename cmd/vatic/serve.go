@@ -65,7 +65,7 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	var c serveConfig
 	fs := newFlagSet("vatic serve", stderr)
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on")
-	fs.StringVar(&c.DataDir, "data", "./data", "data directory; the database is <data>/vatic.duckdb")
+	fs.StringVar(&c.DataDir, "data", "./data", "data directory; the database is <data>/vatic.duckdb, uploads spool to <data>/tmp")
 	var keys listFlag
 	fs.Var(&keys, "api-key", "accepted API key, repeatable; KEY:community marks a community-plan key (default: generated once into <data>/api-key)")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body", 1<<30, "largest request body in bytes, on the wire and after decompression")
@@ -138,6 +138,13 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 	if err := os.MkdirAll(c.DataDir, 0o755); err != nil {
 		return fmt.Errorf("data directory: %w", err)
 	}
+	// Uploads spool under the data directory, not the system's temporary
+	// one: the engine removes what a killed process left there (the
+	// database lock makes this process its only user).
+	tmpDir := filepath.Join(c.DataDir, "tmp")
+	if err := os.MkdirAll(tmpDir, 0o700); err != nil {
+		return fmt.Errorf("data directory: %w", err)
+	}
 	keys, err := loadKeys(c, log)
 	if err != nil {
 		return err
@@ -173,6 +180,7 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 		Logger: log, MaxDecodedBytes: c.MaxBodyBytes, Allotments: c.Allotments,
 		Fetcher: remote.NewFetcher(sources), ImportConcurrency: c.Import.Workers, ImportTimeout: c.Import.Timeout, ImportMaxBytes: c.Import.MaxBytes,
 		SessionConcurrency: c.Sessions.Workers, SessionTimeout: c.Sessions.Timeout, Notifier: callbacks,
+		TempDir: tmpDir,
 	})
 	if err != nil {
 		return fmt.Errorf("open engine: %w", err)
