@@ -50,6 +50,11 @@ type Options struct {
 	SessionConcurrency int
 	// SessionTimeout bounds one session (default 1h).
 	SessionTimeout time.Duration
+	// MaxRestarts is how many times an import or a session may be cut off
+	// by the server stopping (a crash, a kill, a shutdown while it runs)
+	// before it fails instead of running again from the start (default 3).
+	// The count is durable: New counts the jobs it finds started.
+	MaxRestarts int
 	// TempDir holds the files an upload spools to disk (JSON rows read
 	// before the metadata that follows them); "" means the system's
 	// temporary directory. When set, the engine owns it alone: New removes
@@ -110,6 +115,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.SessionTimeout <= 0 {
 		o.SessionTimeout = time.Hour
+	}
+	if o.MaxRestarts <= 0 {
+		o.MaxRestarts = 3
 	}
 	if o.ImportMaxBytes <= 0 {
 		o.ImportMaxBytes = 16 << 30

@@ -344,6 +344,11 @@ func (e *Engine) startImports(ctx context.Context) error {
 	p := &importPool{e: e, timeout: o.ImportTimeout, secrets: map[string]ImportSecrets{}}
 	p.jobPool = newJobPool("import", e.log, o.ImportConcurrency)
 	p.claimNext, p.runJob = e.claimRequestedImport, p.run
+	p.maxRestarts, p.tx, p.addMessage = o.MaxRestarts, e.store.Tx, e.addImportMessage
+	p.interrupted = func(ctx context.Context, id string) (int, error) { return e.countInterruption(ctx, "import", id) }
+	p.fail = func(ctx context.Context, id string, m Message) error {
+		return e.finishImport(ctx, id, StatusFailed, []Message{m}, nil)
+	}
 	if err := p.recover(ctx); err != nil {
 		return err
 	}
@@ -354,8 +359,9 @@ func (e *Engine) startImports(ctx context.Context) error {
 
 // recover handles imports a previous process left unfinished: those that
 // needed credentials fail (credentials are not kept), the others run again
-// from the start. An import's rows and its completion commit in one
-// transaction, so one that runs again has written nothing before.
+// from the start unless interrupted too often (jobPool.restart). An
+// import's rows and its completion commit in one transaction, so one that
+// runs again has written nothing before.
 func (p *importPool) recover(ctx context.Context) error {
 	left, err := p.e.unfinishedImports(ctx)
 	if err != nil {
@@ -370,7 +376,7 @@ func (p *importPool) recover(ctx context.Context) error {
 			continue
 		}
 		if u.status == StatusStarted {
-			if err := p.restart(ctx, u.id, p.e.addImportMessage); err != nil {
+			if _, err := p.restart(ctx, u.id); err != nil {
 				return err
 			}
 		}

@@ -3,10 +3,12 @@ package engine
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vaticml/vatic/duckstore"
 )
@@ -66,6 +68,77 @@ func TestPutDatasetAlsoCommitsWithRows(t *testing.T) {
 	}
 }
 
+// blockingFetcher serves an import whose download never ends: the import
+// stays started until its engine stops.
+type blockingFetcher struct{ started chan string }
+
+func (f blockingFetcher) Fetch(ctx context.Context, spec ImportSpec) (*RemoteObject, error) {
+	f.started <- spec.DataSetName
+	return &RemoteObject{Body: io.NopCloser(ctxReader{ctx}), Name: "x.csv"}, nil
+}
+
+type ctxReader struct{ ctx context.Context }
+
+func (r ctxReader) Read([]byte) (int, error) {
+	<-r.ctx.Done()
+	return 0, r.ctx.Err()
+}
+
+// An import cut off by every stop runs again MaxRestarts-1 times, each time
+// with the restart message, and the MaxRestarts'th interruption fails it
+// with a message that says so; the count survives the restarts.
+func TestImportRestartCap(t *testing.T) {
+	dir := t.TempDir()
+	f := blockingFetcher{started: make(chan string, 1)}
+	opts := Options{Fetcher: f, MaxRestarts: 3}
+	var id string
+	for start := range 4 {
+		e, stop := openEngineAt(t, dir, opts)
+		if start == 0 {
+			imp, err := e.CreateImport(t.Context(), ImportSpec{Kind: ImportURL, DataSetName: "ds", URL: "http://example.com/x.csv"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = imp.ID
+		}
+		imp, err := e.Import(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		restarts := strings.Count(fmtMessages(imp.Messages), "runs again from the start")
+		if start < 3 {
+			select {
+			case <-f.started:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("start %d: the import did not run", start)
+			}
+			if restarts != start {
+				t.Errorf("start %d: %d restart messages, want %d", start, restarts, start)
+			}
+			stop()
+			continue
+		}
+		if imp.Status != StatusFailed || restarts != 2 ||
+			!strings.Contains(fmtMessages(imp.Messages), "interrupted 3 times and will not run again") {
+			t.Errorf("after 3 interruptions: %s %s, want failed saying it was interrupted 3 times", imp.Status, fmtMessages(imp.Messages))
+		}
+		select {
+		case <-f.started:
+			t.Errorf("the import ran a fourth time")
+		case <-time.After(100 * time.Millisecond):
+		}
+		stop()
+	}
+}
+
+func fmtMessages(ms []Message) string {
+	var b strings.Builder
+	for _, m := range ms {
+		b.WriteString(m.Severity + ": " + m.Text + "\n")
+	}
+	return b.String()
+}
+
 // New removes the spool files a killed process left in TempDir, and only
 // those.
 func TestNewRemovesSpools(t *testing.T) {
@@ -83,5 +156,28 @@ func TestNewRemovesSpools(t *testing.T) {
 	entries, _ := os.ReadDir(tmp)
 	if len(entries) != 1 || entries[0].Name() != "other.txt" {
 		t.Errorf("TempDir after New: %v, want only other.txt", entries)
+	}
+}
+
+// A session found started by the start that makes its MaxRestarts'th
+// interruption fails instead of running again.
+func TestSessionRestartCap(t *testing.T) {
+	dir := t.TempDir()
+	e, stop := openEngineAt(t, dir, Options{})
+	const id = "0190a0c4-1b2c-7d3e-8f40-5a6b7c8d9e0f"
+	now := time.Now().UTC()
+	if _, err := e.store.Exec(t.Context(), `INSERT INTO catalog.sessions
+		(id, type, domain, status, data_source, target, name, callback_url, webhook_token, is_estimate, requested, status_date, request, columns, interrupted)
+		VALUES (?, 'model', 'regression', 'started', 'ds', 'y', 'n', '', '', false, ?, ?, '{"request":{},"view":false}', '[]', 2)`, id, now, now); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	e, _ = openEngineAt(t, dir, Options{})
+	s, err := e.Session(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Status != StatusFailed || !strings.Contains(fmtMessages(s.Messages), "this session ran; it was interrupted 3 times and will not run again") {
+		t.Errorf("session after its third interruption: %s %s, want failed saying so", s.Status, fmtMessages(s.Messages))
 	}
 }

@@ -31,7 +31,7 @@ func TestParseServe(t *testing.T) {
 		check(c)
 	}
 	f(nil, nil, func(c serveConfig) {
-		if c.Addr != "127.0.0.1:8080" || c.DataDir != "./data" || c.MaxBodyBytes != 1<<30 || c.LogFormat != "text" {
+		if c.Addr != "127.0.0.1:8080" || c.DataDir != "./data" || c.MaxBodyBytes != 1<<30 || c.LogFormat != "text" || c.MaxRestarts != 3 {
 			t.Errorf("defaults = %+v", c)
 		}
 	})
@@ -43,6 +43,11 @@ func TestParseServe(t *testing.T) {
 				t.Errorf("env+flags = %+v", c)
 			}
 		})
+	f(nil, map[string]string{"VATIC_MAX_RESTARTS": "5"}, func(c serveConfig) {
+		if c.MaxRestarts != 5 {
+			t.Errorf("VATIC_MAX_RESTARTS=5: MaxRestarts = %d", c.MaxRestarts)
+		}
+	})
 	f([]string{"-api-key", "x", "-api-key", "y:community", "-log-format", "json"}, map[string]string{"VATIC_API_KEYS": "z"}, func(c serveConfig) {
 		if strings.Join(c.Keys, "|") != "x|y:community" || c.LogFormat != "json" {
 			t.Errorf("repeated -api-key = %+v", c)
@@ -73,7 +78,7 @@ func TestParseServe(t *testing.T) {
 
 func TestParseServeErrors(t *testing.T) {
 	for _, args := range [][]string{
-		{"-log-format", "xml"}, {"-max-body", "0"}, {"-max-body", "abc"}, {"-log-level", "loud"}, {"extra"}, {"-nope"},
+		{"-log-format", "xml"}, {"-max-body", "0"}, {"-max-restarts", "0"}, {"-max-body", "abc"}, {"-log-level", "loud"}, {"extra"}, {"-nope"},
 	} {
 		if _, err := parseServe(args, env(nil), io.Discard); err == nil {
 			t.Errorf("parseServe(%q) = nil error, want one", args)

@@ -57,6 +57,7 @@ type serveConfig struct {
 	Compat        api.Compat
 	Sessions      sessionConfig
 	Import        importConfig
+	MaxRestarts   int
 	// ready, when set, receives the listening address (tests use :0).
 	ready func(addr string)
 }
@@ -85,6 +86,7 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	fs.Int64Var(&c.Import.MaxBytes, "import-max-bytes", 16<<30, "largest imported file in bytes, after decompression")
 	fs.IntVar(&c.Sessions.Workers, "session-workers", 1, "sessions that run at once (each uses every core)")
 	fs.DurationVar(&c.Sessions.Timeout, "session-timeout", time.Hour, "longest time one session may take")
+	fs.IntVar(&c.MaxRestarts, "max-restarts", 3, "an import or session cut off by this many server stops (crash, kill, shutdown) fails instead of running again")
 	fs.StringVar(&c.PublicURL, "public-url", "", "API base address for links in webhook calls, e.g. https://vatic.example.com/v1 (default: http://<listening address>/v1)")
 	fs.TextVar(&c.Compat, "compat", api.CompatSpec, "spelling `mode`: spec, or original to emit the original service's spellings where the specification renamed a value (import type s3/azure, callbackUrl omitted when none, 404 itemType model, import columns echoing the request)")
 	fs.StringVar(&c.DebugAddr, "debug-addr", "", "if set, serve Go's /debug/pprof profiles on this separate address (keep it private)")
@@ -106,6 +108,9 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	}
 	if c.MaxBodyBytes <= 0 {
 		return c, errors.New("-max-body must be positive")
+	}
+	if c.MaxRestarts <= 0 {
+		return c, errors.New("-max-restarts must be positive")
 	}
 	if c.Import.Workers <= 0 || c.Import.Timeout <= 0 || c.Import.IdleTimeout <= 0 || c.Import.MaxBytes <= 0 {
 		return c, errors.New("-import-workers, -import-timeout, -import-idle-timeout and -import-max-bytes must be positive")
@@ -180,7 +185,7 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 		Logger: log, MaxDecodedBytes: c.MaxBodyBytes, Allotments: c.Allotments,
 		Fetcher: remote.NewFetcher(sources), ImportConcurrency: c.Import.Workers, ImportTimeout: c.Import.Timeout, ImportMaxBytes: c.Import.MaxBytes,
 		SessionConcurrency: c.Sessions.Workers, SessionTimeout: c.Sessions.Timeout, Notifier: callbacks,
-		TempDir: tmpDir,
+		MaxRestarts: c.MaxRestarts, TempDir: tmpDir,
 	})
 	if err != nil {
 		return fmt.Errorf("open engine: %w", err)
