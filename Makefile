@@ -10,7 +10,9 @@ PURE      := ./ingest/... ./stats/... ./engine/sqlgen/... ./engine/calendar/... 
 DUCK      := ./duckstore ./engine/... ./api/... ./cmd/...
 FUZZTIME  ?= 30s
 
-.PHONY: build run test test-tagged test-plain test-race test-pure bench fuzz lint tidy-check
+CRASH_N   ?= 20
+
+.PHONY: build run test test-tagged test-plain test-race test-pure crash bench fuzz lint tidy-check
 
 build:
 	go build -tags '$(TAGS)' -o bin/ ./cmd/...
@@ -31,6 +33,12 @@ test-race:
 
 test-pure:
 	CGO_ENABLED=0 go test -tags assert $(PURE)
+
+# The long crash test: SIGKILL the server CRASH_N times in each of a PUT, an
+# import and a session, restarting it on the same data directory (`make
+# test` runs it with 3).
+crash:
+	VATIC_CRASH_N=$(CRASH_N) go test -tags '$(TEST_TAGS)' -count 1 -timeout 30m -run '^TestCrash$$' -v ./cmd/vatic
 
 # Micro-benchmarks beside the code (benchstat-compatible), then the
 # whole-system workloads of bench/ against DuckDB's own reader.

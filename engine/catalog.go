@@ -552,3 +552,18 @@ func (e *Engine) claimJob(ctx context.Context, kind, also string) (string, error
 	})
 	return id, err
 }
+
+// countInterruption adds one to the interruptions of a job of a kind
+// ("import": catalog.imports, "session": catalog.sessions) and returns
+// how many it has had.
+func (e *Engine) countInterruption(ctx context.Context, kind, id string) (int, error) {
+	var n int
+	rows, err := e.store.Rows(ctx, `UPDATE catalog.`+kind+`s SET interrupted = coalesce(interrupted, 0) + 1 WHERE id = ? RETURNING interrupted`, id)
+	if err != nil {
+		return 0, fmt.Errorf("count interruption of %s %s: %w", kind, id, err)
+	}
+	if err := scanOne(rows, &n); err != nil {
+		return 0, fmt.Errorf("count interruption of %s %s: %w", kind, id, err)
+	}
+	return n, nil
+}

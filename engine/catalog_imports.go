@@ -26,7 +26,9 @@ func (e *Engine) insertImport(ctx context.Context, imp Import, spec ImportSpec) 
 	if spec.ContentType != "" {
 		ct = spec.ContentType
 	}
-	if _, err := e.store.Exec(ctx, `INSERT INTO catalog.imports VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)`,
+	if _, err := e.store.Exec(ctx, `INSERT INTO catalog.imports
+		(id, kind, dataset, status, content_type, parameters, request_columns, needs_secret, requested, status_date)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		imp.ID, string(imp.Kind), imp.DataSetName, string(imp.Status), ct, string(params), string(cols),
 		!spec.Secrets.empty() || RedactURL(spec.URL) != spec.URL, imp.Requested, imp.StatusDate); err != nil {
 		return fmt.Errorf("insert import: %w", err)

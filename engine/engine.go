@@ -56,6 +56,16 @@ type Options struct {
 	SessionConcurrency int
 	// SessionTimeout bounds one session (default 1h).
 	SessionTimeout time.Duration
+	// MaxRestarts is how many times an import or a session may be cut off
+	// by the server stopping (a crash, a kill, a shutdown while it runs)
+	// before it fails instead of running again from the start (default 3).
+	// The count is durable: New counts the jobs it finds started.
+	MaxRestarts int
+	// TempDir holds the files an upload spools to disk (JSON rows read
+	// before the metadata that follows them); "" means the system's
+	// temporary directory. When set, the engine owns it alone: New removes
+	// the spool files a killed process left there.
+	TempDir string
 	// Notifier delivers session status changes to callback URLs; nil sends
 	// none.
 	Notifier Notifier
@@ -115,6 +125,9 @@ func (o Options) withDefaults() Options {
 	if o.MaxColumns <= 0 {
 		o.MaxColumns = ingest.DefaultMaxColumns
 	}
+	if o.MaxRestarts <= 0 {
+		o.MaxRestarts = 3
+	}
 	if o.ImportMaxBytes <= 0 {
 		o.ImportMaxBytes = 16 << 30
 	}
@@ -156,6 +169,15 @@ func New(ctx context.Context, store Store, opts Options) (*Engine, error) {
 		regressors: regress.Algorithms, cache: newCatalogCache()}
 	if err := e.migrate(ctx); err != nil {
 		return nil, err
+	}
+	if opts.TempDir != "" {
+		n, err := ingest.RemoveSpools(opts.TempDir)
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			e.log.InfoContext(ctx, "removed spool files left by a previous process", "dir", opts.TempDir, "files", n)
+		}
 	}
 	if e.fetcher != nil {
 		if err := e.startImports(ctx); err != nil {

@@ -347,6 +347,11 @@ func (e *Engine) startImports(ctx context.Context) error {
 	p := &importPool{e: e, timeout: o.ImportTimeout, secrets: map[string]ImportSecrets{}}
 	p.jobPool = newJobPool("import", e.log, o.ImportConcurrency)
 	p.claimNext, p.runJob = e.claimRequestedImport, p.run
+	p.maxRestarts, p.tx, p.addMessage = o.MaxRestarts, e.store.Tx, e.addImportMessage
+	p.interrupted = func(ctx context.Context, id string) (int, error) { return e.countInterruption(ctx, "import", id) }
+	p.fail = func(ctx context.Context, id string, m Message) error {
+		return e.finishImport(ctx, id, StatusFailed, []Message{m}, nil)
+	}
 	if err := p.recover(ctx); err != nil {
 		return err
 	}
@@ -357,7 +362,9 @@ func (e *Engine) startImports(ctx context.Context) error {
 
 // recover handles imports a previous process left unfinished: those that
 // needed credentials fail (credentials are not kept), the others run again
-// from the start; the dataset transaction guarantees no half import.
+// from the start unless interrupted too often (jobPool.restart). An
+// import's rows and its completion commit in one transaction, so one that
+// runs again has written nothing before.
 func (p *importPool) recover(ctx context.Context) error {
 	left, err := p.e.unfinishedImports(ctx)
 	if err != nil {
@@ -372,7 +379,7 @@ func (p *importPool) recover(ctx context.Context) error {
 			continue
 		}
 		if u.status == StatusStarted {
-			if err := p.restart(ctx, u.id, p.e.addImportMessage); err != nil {
+			if _, err := p.restart(ctx, u.id); err != nil {
 				return err
 			}
 		}
@@ -380,7 +387,9 @@ func (p *importPool) recover(ctx context.Context) error {
 	return nil
 }
 
-// run performs one claimed import and records how it ended.
+// run performs one claimed import and records how it ended. A completed
+// import records its end inside the write's transaction (runImport); a
+// failed one wrote nothing, so its end is recorded on its own.
 func (p *importPool) run(base context.Context, id string) {
 	e := p.e
 	start := time.Now()
@@ -397,37 +406,33 @@ func (p *importPool) run(base context.Context, id string) {
 	}
 	ctx, cancel := context.WithTimeout(base, p.timeout)
 	defer cancel()
-	d, err := p.runImport(ctx, spec)
+	d, err := p.runImport(ctx, id, spec)
+	if err == nil {
+		p.forget(id)
+		e.log.InfoContext(base, "import completed", "import_id", id, LogDataset, d.Name, LogRows, d.RowCount, LogElapsed, time.Since(start))
+		return
+	}
 	if base.Err() != nil {
 		return // shutting down: the import stays started and runs again at the next start
 	}
 	p.forget(id)
-	if err != nil {
-		kind, msg, _ := Classify(err)
-		switch {
-		case errors.Is(err, context.DeadlineExceeded):
-			msg = fmt.Sprintf("The import did not finish within %s.", p.timeout)
-		case kind == Internal:
-			e.log.ErrorContext(ctx, "import failed", "import_id", id, LogDataset, spec.DataSetName, LogErr, err)
-		}
-		if ferr := e.finishImport(base, id, StatusFailed, []Message{{"error", msg}}, nil); ferr != nil {
-			e.log.ErrorContext(base, "record import failure", "import_id", id, LogErr, ferr)
-		}
-		return
+	kind, msg, _ := Classify(err)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		msg = fmt.Sprintf("The import did not finish within %s.", p.timeout)
+	case kind == Internal:
+		e.log.ErrorContext(ctx, "import failed", "import_id", id, LogDataset, spec.DataSetName, LogErr, err)
 	}
-	rows := "rows are"
-	if d.RowCount == 1 {
-		rows = "row is"
+	if ferr := e.finishImport(base, id, StatusFailed, []Message{{"error", msg}}, nil); ferr != nil {
+		e.log.ErrorContext(base, "record import failure", "import_id", id, LogErr, ferr)
 	}
-	msgs := []Message{{"informational", fmt.Sprintf("%d %s in dataset %s after the import.", d.RowCount, rows, d.Name)}}
-	if ferr := e.finishImport(base, id, StatusCompleted, msgs, d.Columns); ferr != nil {
-		e.log.ErrorContext(base, "record import completion", "import_id", id, LogErr, ferr)
-	}
-	e.log.InfoContext(base, "import completed", "import_id", id, LogDataset, d.Name, LogRows, d.RowCount, LogElapsed, time.Since(start))
 }
 
-// runImport fetches the remote file and writes it like PUT /data.
-func (p *importPool) runImport(ctx context.Context, spec ImportSpec) (Dataset, error) {
+// runImport fetches the remote file and writes it like PUT /data, marking
+// import id completed in the same transaction as the rows: a crash leaves
+// both or neither, so an import that runs again after a restart never
+// adds its rows twice.
+func (p *importPool) runImport(ctx context.Context, id string, spec ImportSpec) (Dataset, error) {
 	e := p.e
 	obj, err := e.fetcher.Fetch(ctx, spec)
 	if err != nil {
@@ -439,7 +444,14 @@ func (p *importPool) runImport(ctx context.Context, spec ImportSpec) (Dataset, e
 		ContentEncoding: objectEncoding(obj), MaxDecodedBytes: e.opts.ImportMaxBytes,
 		Format: FormatHints{ContentType: spec.ContentType, Name: obj.Name, Served: obj.ContentType},
 	}
-	d, _, err := e.PutDataset(ctx, req)
+	d, _, err := e.putDataset(ctx, req, func(ctx context.Context, d Dataset) error {
+		rows := "rows are"
+		if d.RowCount == 1 {
+			rows = "row is"
+		}
+		msgs := []Message{{"informational", fmt.Sprintf("%d %s in dataset %s after the import.", d.RowCount, rows, d.Name)}}
+		return e.finishImport(ctx, id, StatusCompleted, msgs, d.Columns)
+	})
 	return d, err
 }
 

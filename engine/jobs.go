@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -19,10 +20,18 @@ import (
 // another process queued is found then). Every job runs under a base
 // context that outlives requests; stop cancels it and waits, and a job
 // cut off stays started, to be an orphan at the next start.
+//
+// An orphan runs again from the start, but not forever: recovery counts
+// each interruption in the catalog, and the maxRestarts'th ends the job
+// failed instead (a job that kills the server would otherwise kill every
+// restart too).
 type jobPool struct {
 	what    string // "import" or "session": for logs and the restart message
 	log     *slog.Logger
 	workers int
+	// maxRestarts is how many interruptions a job survives: the one that
+	// reaches it fails the job (Options.MaxRestarts).
+	maxRestarts int
 
 	// claimNext claims the oldest requested job in the catalog, marked
 	// started, with the kind's own bookkeeping; "" when none waits.
@@ -33,6 +42,15 @@ type jobPool struct {
 	// runJob performs one claimed job and records how it ended; ctx ends
 	// at stop.
 	runJob func(ctx context.Context, id string)
+
+	// Recovery's catalog hooks (see restart). tx runs fn in one
+	// transaction; interrupted counts one more interruption of a job and
+	// returns how many it has had; addMessage appends a message to a job;
+	// fail ends a job failed with a message.
+	tx          func(ctx context.Context, fn func(ctx context.Context) error) error
+	interrupted func(ctx context.Context, id string) (int, error)
+	addMessage  func(ctx context.Context, id string, m Message) error
+	fail        func(ctx context.Context, id string, m Message) error
 
 	wake       chan struct{}
 	cancelBase context.CancelFunc
@@ -50,15 +68,44 @@ func newJobPool(what string, log *slog.Logger, workers int) jobPool {
 	return jobPool{what: what, log: log, workers: workers, wake: make(chan struct{}, 1)}
 }
 
-// restart queues a job a previous process left started to run again
-// first, and tells its user so through addMessage. Recovery calls it
-// before start.
-func (p *jobPool) restart(ctx context.Context, id string, addMessage func(context.Context, string, Message) error) error {
-	if err := addMessage(ctx, id, Message{"informational", "The server restarted during this " + p.what + "; it runs again from the start."}); err != nil {
-		return err
+// restart handles a job a previous process left started; recovery calls
+// it, oldest job first, before start. In one transaction it counts the
+// interruption and then either tells the job's user that it runs again
+// from the start, or, at the maxRestarts'th interruption, ends it failed.
+// A job that runs again is queued to be claimed before any requested job.
+// restart reports whether it queued the job.
+func (p *jobPool) restart(ctx context.Context, id string) (queued bool, err error) {
+	var n int
+	err = p.tx(ctx, func(ctx context.Context) error {
+		var err error
+		if n, err = p.interrupted(ctx, id); err != nil {
+			return err
+		}
+		if n >= p.maxRestarts {
+			return p.fail(ctx, id, Message{"error", interruptedMessage(p.what, n)})
+		}
+		return p.addMessage(ctx, id, Message{"informational", "The server restarted during this " + p.what + "; it runs again from the start."})
+	})
+	if err != nil {
+		return false, err
+	}
+	if n >= p.maxRestarts {
+		// The id's key is import_id or session_id, as in the kind's own lines.
+		p.log.WarnContext(ctx, p.what+" failed: interrupted too often", p.what+"_id", id, "interrupted", n)
+		return false, nil
 	}
 	p.orphans = append(p.orphans, id)
-	return nil
+	return true, nil
+}
+
+// interruptedMessage is the failure message of a job (an "import" or a
+// "session") cut off n times.
+func interruptedMessage(what string, n int) string {
+	times := fmt.Sprintf("%d times", n)
+	if n == 1 {
+		times = "once"
+	}
+	return fmt.Sprintf("The server stopped while this %s ran; it was interrupted %s and will not run again.", what, times)
 }
 
 // start runs the workers under a base context that outlives ctx's

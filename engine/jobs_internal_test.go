@@ -11,17 +11,37 @@ import (
 
 // fakeJobs is a catalog queue and a record of what a jobPool did with it.
 type fakeJobs struct {
-	mu       sync.Mutex
-	queue    []string // requested jobs, oldest first
-	ran      []string
-	held     []string
-	messages []string
-	ranOne   chan string
+	mu          sync.Mutex
+	queue       []string // requested jobs, oldest first
+	ran         []string
+	held        []string
+	messages    []string
+	failed      []string
+	interrupted map[string]int
+	ranOne      chan string
 }
 
 func newFakePool(t *testing.T, f *fakeJobs, workers int) *jobPool {
 	t.Helper()
 	p := newJobPool("job", slog.New(slog.DiscardHandler), workers)
+	p.maxRestarts = 3
+	p.tx = func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }
+	p.addMessage = f.addMessage
+	p.interrupted = func(_ context.Context, id string) (int, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if f.interrupted == nil {
+			f.interrupted = map[string]int{}
+		}
+		f.interrupted[id]++
+		return f.interrupted[id], nil
+	}
+	p.fail = func(_ context.Context, id string, m Message) error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.failed = append(f.failed, id+": "+m.Severity+": "+m.Text)
+		return nil
+	}
 	p.claimNext = func(context.Context) (string, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -75,8 +95,8 @@ func TestJobPoolOrder(t *testing.T) {
 	f := &fakeJobs{queue: []string{"r1", "r2"}, ranOne: make(chan string, 8)}
 	p := newFakePool(t, f, 1)
 	for _, id := range []string{"o1", "o2"} {
-		if err := p.restart(t.Context(), id, f.addMessage); err != nil {
-			t.Fatal(err)
+		if queued, err := p.restart(t.Context(), id); !queued || err != nil {
+			t.Fatalf("restart(%s) = %v, %v; want true, nil", id, queued, err)
 		}
 	}
 	p.start(t.Context())
@@ -100,6 +120,36 @@ func TestJobPoolOrder(t *testing.T) {
 	}
 	if !slices.Equal(f.messages, want) {
 		t.Errorf("messages = %q, want %q", f.messages, want)
+	}
+}
+
+// TestJobPoolRestartCap checks the cap on interruptions: a job runs again
+// after each of its first maxRestarts-1 interruptions, with the restart
+// message, and the maxRestarts'th fails it, without queueing it.
+func TestJobPoolRestartCap(t *testing.T) {
+	f := &fakeJobs{ranOne: make(chan string, 8)}
+	p := newFakePool(t, f, 1)
+	for i := range 5 {
+		queued, err := p.restart(t.Context(), "j")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := i < 2; queued != want {
+			t.Errorf("restart #%d queued = %v, want %v", i+1, queued, want)
+		}
+		if n := len(p.orphans); n != min(i+1, 2) {
+			t.Errorf("after restart #%d: %d orphans, want %d", i+1, n, min(i+1, 2))
+		}
+	}
+	if len(f.messages) != 2 {
+		t.Errorf("messages = %q, want the restart message twice", f.messages)
+	}
+	want := "j: error: The server stopped while this job ran; it was interrupted 3 times and will not run again."
+	if len(f.failed) == 0 || f.failed[0] != want {
+		t.Errorf("failed = %q, want first %q", f.failed, want)
+	}
+	if got := interruptedMessage("import", 1); got != "The server stopped while this import ran; it was interrupted once and will not run again." {
+		t.Errorf("interruptedMessage(import, 1) = %q", got)
 	}
 }
 

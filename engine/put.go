@@ -58,6 +58,14 @@ const stagePrefix = "vatic_stage_"
 // transaction: on any error the dataset is exactly as it was. created
 // reports whether the dataset is new.
 func (e *Engine) PutDataset(ctx context.Context, req PutRequest) (d Dataset, created bool, err error) {
+	return e.putDataset(ctx, req, nil)
+}
+
+// putDataset is PutDataset; also, when set, runs inside the write's
+// transaction once the rows and the catalog entry are written, with the
+// dataset as it will be, so what it records commits with the rows or not at
+// all (an import's completion). Its error rolls the write back.
+func (e *Engine) putDataset(ctx context.Context, req PutRequest, also func(ctx context.Context, d Dataset) error) (d Dataset, created bool, err error) {
 	if err := validName(req.Name); err != nil {
 		return d, false, err
 	}
@@ -136,7 +144,12 @@ func (e *Engine) PutDataset(ctx context.Context, req PutRequest) (d Dataset, cre
 	}
 	defer rd.Release()
 
-	err = e.store.Tx(ctx, func(ctx context.Context) error { return p.apply(ctx, rd) })
+	err = e.store.Tx(ctx, func(ctx context.Context) error {
+		if err := p.apply(ctx, rd); err != nil || also == nil {
+			return err
+		}
+		return also(ctx, p.d)
+	})
 	if err != nil {
 		if perr := rd.Err(); perr != nil {
 			return d, false, classifyBody(perr)
@@ -231,6 +244,7 @@ func (p *putPlan) baseOptions() ingest.Options {
 		// dataset's, by checkWidth.
 		MaxColumns: p.e.opts.MaxColumns,
 		CheckName:  checkDataColumnName,
+		SpoolDir:   p.e.opts.TempDir,
 	}
 }
 

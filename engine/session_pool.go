@@ -65,13 +65,19 @@ func (p *sessionPool) progressOf(id string) int {
 
 // startSessions recovers sessions a previous process left unfinished and
 // starts the workers: a started session runs again from the start (its
-// seeds make the numbers identical), a deleted one is purged, one being
-// cancelled ends cancelled.
+// seeds make the numbers identical) unless interrupted too often, when it
+// fails and its callback hears so (jobPool.restart); a deleted one is
+// purged, one being cancelled ends cancelled.
 func (e *Engine) startSessions(ctx context.Context) error {
 	o := e.opts
 	p := &sessionPool{e: e, timeout: o.SessionTimeout, running: map[string]*runState{}}
 	p.jobPool = newJobPool("session", e.log, o.SessionConcurrency)
 	p.claimNext, p.holdOrphan, p.runJob = p.next, p.hold, p.run
+	p.maxRestarts, p.tx, p.addMessage = o.MaxRestarts, e.store.Tx, e.addSessionMessage
+	p.interrupted = func(ctx context.Context, id string) (int, error) { return e.countInterruption(ctx, "session", id) }
+	p.fail = func(ctx context.Context, id string, m Message) error {
+		return e.setSessionStatus(ctx, id, StatusFailed, m)
+	}
 	started, pending, deleted, err := e.unfinishedSessions(ctx)
 	if err != nil {
 		return err
@@ -86,13 +92,21 @@ func (e *Engine) startSessions(ctx context.Context) error {
 			return err
 		}
 	}
+	var failed []string
 	for _, id := range started {
-		if err := p.restart(ctx, id, e.addSessionMessage); err != nil {
+		queued, err := p.restart(ctx, id)
+		if err != nil {
 			return err
+		}
+		if !queued {
+			failed = append(failed, id)
 		}
 	}
 	e.sessions = p
 	p.start(ctx)
+	for _, id := range failed {
+		p.callback(id)
+	}
 	return nil
 }
 

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -37,8 +39,8 @@ const (
 // (matched case-insensitively; others ignored), or a top-level array of
 // rows. It reads the body up to the rows; when columns or missingValues
 // may still follow the rows, the rows are spooled (in memory up to 4 MiB,
-// then to a temporary file removed by Release) and the rest of the body is
-// read first. It then calls prepare (when not nil) with what it found and
+// then to a temporary file in Options.SpoolDir removed by Release) and the
+// rest of the body is read first. It then calls prepare (when not nil) with what it found and
 // converts the rows with the Options prepare returns; an error from prepare
 // is returned as is. A body without data yields no batches.
 func NewJSON(r io.Reader, opts Options, prepare func(JSONMeta) (Options, error)) (*Reader, error) {
@@ -340,9 +342,33 @@ func readStrings(dec *json.Decoder) ([]string, bool, error) {
 	return out, true, nil
 }
 
+// spoolPattern names spool files (os.CreateTemp's pattern).
+const spoolPattern = "vatic-ingest-*.json"
+
+// RemoveSpools removes the spool files left in dir (Options.SpoolDir) by
+// a process that ended without releasing its Readers, and reports how
+// many it removed. Call it only when no other process spools into dir.
+func RemoveSpools(dir string) (int, error) {
+	left, err := filepath.Glob(filepath.Join(dir, spoolPattern))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, f := range left {
+		switch err := os.Remove(f); {
+		case err == nil:
+			n++
+		case !errors.Is(err, fs.ErrNotExist):
+			return n, fmt.Errorf("ingest: remove spool: %w", err)
+		}
+	}
+	return n, nil
+}
+
 // spool keeps rows read before the metadata that follows them: in memory
-// up to maxSpoolMemory, then in a temporary file.
+// up to maxSpoolMemory, then in a temporary file in dir.
 type spool struct {
+	dir  string
 	mem  bytes.Buffer
 	f    *os.File
 	w    *bufio.Writer
@@ -351,7 +377,7 @@ type spool struct {
 
 func (s *spool) write(raw []byte) error {
 	if s.f == nil && s.mem.Len()+len(raw) > maxSpoolMemory {
-		f, err := os.CreateTemp("", "vatic-ingest-*.json")
+		f, err := os.CreateTemp(s.dir, spoolPattern)
 		if err != nil {
 			return fmt.Errorf("ingest: spool rows: %w", err)
 		}
@@ -398,12 +424,13 @@ func (s *spool) remove() {
 	}
 }
 
-// spoolRows copies the rows of the data array (after its '[') to a spool.
-// It applies opts.MaxColumns and opts.CheckName to the rows' keys as it
-// goes, so that a body with too many columns is refused before the rest is
-// spooled (readRow checks them again as it reads the spool).
+// spoolRows copies the rows of the data array (after its '[') to a spool
+// in opts.SpoolDir. It applies opts.MaxColumns and opts.CheckName to the
+// rows' keys as it goes, so that a body with too many columns is refused
+// before the rest is spooled (readRow checks them again as it reads the
+// spool).
 func spoolRows(dec *json.Decoder, opts Options) (*spool, error) {
-	sp := &spool{}
+	sp := &spool{dir: opts.SpoolDir}
 	keys := map[string]bool{}
 	for dec.More() {
 		var raw json.RawMessage

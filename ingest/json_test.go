@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -116,9 +117,12 @@ func TestJSONPrepareError(t *testing.T) {
 	}
 }
 
+// TestJSONSpoolFile spools rows followed by metadata to a file in
+// Options.SpoolDir (not the system's temporary directory) and removes it
+// on Release.
 func TestJSONSpoolFile(t *testing.T) {
-	dir := t.TempDir()
-	t.Setenv("TMPDIR", dir)
+	dir, sysTmp := t.TempDir(), t.TempDir()
+	t.Setenv("TMPDIR", sysTmp)
 	var b strings.Builder
 	b.WriteString(`{"data":[`)
 	const rows = 60000
@@ -130,9 +134,12 @@ func TestJSONSpoolFile(t *testing.T) {
 	}
 	b.WriteString(`],"missingValues":["-1"]}`)
 	mem := checkedMem(t)
-	r, err := ingest.NewJSON(strings.NewReader(b.String()), ingest.Options{Allocator: mem}, func(m ingest.JSONMeta) (ingest.Options, error) {
+	r, err := ingest.NewJSON(strings.NewReader(b.String()), ingest.Options{Allocator: mem, SpoolDir: dir}, func(m ingest.JSONMeta) (ingest.Options, error) {
 		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-			t.Errorf("spool: %d files in TMPDIR, want 1", len(entries))
+			t.Errorf("spool: %d files in SpoolDir, want 1", len(entries))
+		}
+		if entries, _ := os.ReadDir(sysTmp); len(entries) != 0 {
+			t.Errorf("spool: %d files in TMPDIR, want 0", len(entries))
 		}
 		return ingest.Options{Allocator: mem, MissingValues: m.MissingValues, BatchRows: 7000}, nil
 	})
@@ -147,7 +154,33 @@ func TestJSONSpoolFile(t *testing.T) {
 		t.Errorf("types = %s", res.types)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-		t.Errorf("after Release: %d files in TMPDIR, want 0", len(entries))
+		t.Errorf("after Release: %d files in SpoolDir, want 0", len(entries))
+	}
+}
+
+// TestRemoveSpools removes the spool files a killed process left, and
+// nothing else.
+func TestRemoveSpools(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"vatic-ingest-1.json", "vatic-ingest-22.json", "keep.json", "vatic-ingest-x.csv"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := ingest.RemoveSpools(dir)
+	if err != nil || n != 2 {
+		t.Errorf("RemoveSpools = %d, %v; want 2, nil", n, err)
+	}
+	var left []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if want := "keep.json vatic-ingest-x.csv"; strings.Join(left, " ") != want {
+		t.Errorf("after RemoveSpools: %q, want %s", left, want)
+	}
+	if n, err := ingest.RemoveSpools(filepath.Join(dir, "absent")); n != 0 || err != nil {
+		t.Errorf("RemoveSpools(absent dir) = %d, %v; want 0, nil", n, err)
 	}
 }
 

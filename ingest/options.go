@@ -41,6 +41,11 @@ type Options struct {
 	// input brings (a CSV header field after trimming, a JSON row key)
 	// before the column is added; its error is returned as is.
 	CheckName func(name string) error
+	// SpoolDir is the directory of the temporary files that hold a JSON
+	// body's rows while the metadata after them is read; default
+	// os.TempDir(). A file is removed when its Reader is released; a
+	// process killed first leaves it behind (see RemoveSpools).
+	SpoolDir string
 
 	blockBytes int // CSV block size; tests make it tiny
 }

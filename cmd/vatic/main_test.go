@@ -32,7 +32,7 @@ func TestParseServe(t *testing.T) {
 	}
 	f(nil, nil, func(c serveConfig) {
 		if c.Addr != "127.0.0.1:8080" || c.DataDir != "./data" || c.MaxBodyBytes != 1<<30 || c.MaxColumns != 4096 || c.LogFormat != "text" ||
-			c.MaxHeavy != 4 || c.HeavyWait != 5*time.Second {
+			c.MaxHeavy != 4 || c.HeavyWait != 5*time.Second || c.MaxRestarts != 3 {
 			t.Errorf("defaults = %+v", c)
 		}
 		if c.Conn != (connConfig{IdleTimeout: 2 * time.Minute, ReadHeaderTimeout: 10 * time.Second, BodyIdleTimeout: time.Minute, Max: 0}) {
@@ -57,6 +57,11 @@ func TestParseServe(t *testing.T) {
 				t.Errorf("env+flags = %+v", c)
 			}
 		})
+	f(nil, map[string]string{"VATIC_MAX_RESTARTS": "5"}, func(c serveConfig) {
+		if c.MaxRestarts != 5 {
+			t.Errorf("VATIC_MAX_RESTARTS=5: MaxRestarts = %d", c.MaxRestarts)
+		}
+	})
 	f([]string{"-api-key", "x", "-api-key", "y:community", "-log-format", "json"}, map[string]string{"VATIC_API_KEYS": "z"}, func(c serveConfig) {
 		if strings.Join(c.Keys, "|") != "x|y:community" || c.LogFormat != "json" {
 			t.Errorf("repeated -api-key = %+v", c)
@@ -87,7 +92,7 @@ func TestParseServe(t *testing.T) {
 
 func TestParseServeErrors(t *testing.T) {
 	for _, args := range [][]string{
-		{"-log-format", "xml"}, {"-max-body", "0"}, {"-max-body", "abc"}, {"-max-columns", "0"}, {"-max-columns", "-1"}, {"-log-level", "loud"}, {"extra"}, {"-nope"},
+		{"-log-format", "xml"}, {"-max-body", "0"}, {"-max-restarts", "0"}, {"-max-body", "abc"}, {"-max-columns", "0"}, {"-max-columns", "-1"}, {"-log-level", "loud"}, {"extra"}, {"-nope"},
 		{"-idle-timeout", "0"}, {"-read-header-timeout", "0s"}, {"-body-idle-timeout", "-1s"}, {"-max-connections", "-1"},
 	} {
 		if _, err := parseServe(args, env(nil), io.Discard); err == nil {
@@ -229,6 +234,28 @@ func TestServeFirstStartWritesKeyAndRestarts(t *testing.T) {
 	b, _ := io.ReadAll(r.Body)
 	if r.StatusCode != 200 || !strings.Contains(string(b), `"rowCount":2`) {
 		t.Errorf("GET after restart = %d %s", r.StatusCode, b)
+	}
+}
+
+// Uploads spool under <data>/tmp, and a start removes the spool files a
+// killed server left there.
+func TestServeRemovesSpools(t *testing.T) {
+	dir := t.TempDir()
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	left := filepath.Join(tmp, "vatic-ingest-42.json")
+	if err := os.WriteFile(left, []byte(`{"a":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stop := startServe(t, "-data", dir, "-api-key", "k")
+	defer stop()
+	if _, err := os.Stat(left); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("spool file left by a killed server still there after a start: %v", err)
+	}
+	if st, err := os.Stat(tmp); err != nil || !st.IsDir() {
+		t.Errorf("<data>/tmp after a start: %v", err)
 	}
 }
 

@@ -86,6 +86,7 @@ type serveConfig struct {
 	Compat        api.Compat
 	Sessions      sessionConfig
 	Import        importConfig
+	MaxRestarts   int
 	// ready, when set, receives the listening address (tests use :0).
 	ready func(addr string)
 }
@@ -94,7 +95,7 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	var c serveConfig
 	fs := newFlagSet("vatic serve", stderr)
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on")
-	fs.StringVar(&c.DataDir, "data", "./data", "data directory; the database is <data>/vatic.duckdb")
+	fs.StringVar(&c.DataDir, "data", "./data", "data directory; the database is <data>/vatic.duckdb, uploads spool to <data>/tmp")
 	var keys listFlag
 	fs.Var(&keys, "api-key", "accepted API key, repeatable; KEY:community marks a community-plan key (default: generated once into <data>/api-key)")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body", 1<<30, "largest request body in bytes, on the wire and after decompression")
@@ -117,6 +118,7 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	fs.Int64Var(&c.Import.MaxBytes, "import-max-bytes", 16<<30, "largest imported file in bytes, after decompression")
 	fs.IntVar(&c.Sessions.Workers, "session-workers", 1, "sessions that run at once (each uses every core)")
 	fs.DurationVar(&c.Sessions.Timeout, "session-timeout", time.Hour, "longest time one session may take")
+	fs.IntVar(&c.MaxRestarts, "max-restarts", 3, "an import or session cut off by this many server stops (crash, kill, shutdown) fails instead of running again")
 	fs.StringVar(&c.PublicURL, "public-url", "", "API base address for links in webhook calls, e.g. https://vatic.example.com/v1 (default: http://<listening address>/v1)")
 	fs.TextVar(&c.Compat, "compat", api.CompatSpec, "spelling `mode`: spec, or original to emit the original service's spellings where the specification renamed a value (import type s3/azure, callbackUrl omitted when none, 404 itemType model, import columns echoing the request)")
 	fs.StringVar(&c.DebugAddr, "debug-addr", "", "if set, serve Go's /debug/pprof profiles on this separate address (keep it private)")
@@ -155,6 +157,9 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	if c.MaxColumns <= 0 {
 		return c, errors.New("-max-columns must be positive")
 	}
+	if c.MaxRestarts <= 0 {
+		return c, errors.New("-max-restarts must be positive")
+	}
 	if c.Import.Workers <= 0 || c.Import.Timeout <= 0 || c.Import.IdleTimeout <= 0 || c.Import.MaxBytes <= 0 {
 		return c, errors.New("-import-workers, -import-timeout, -import-idle-timeout and -import-max-bytes must be positive")
 	}
@@ -184,6 +189,13 @@ func newLogger(format, level string, w io.Writer) *slog.Logger {
 func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 	log := newLogger(c.LogFormat, c.LogLevel, logOut)
 	if err := os.MkdirAll(c.DataDir, 0o755); err != nil {
+		return fmt.Errorf("data directory: %w", err)
+	}
+	// Uploads spool under the data directory, not the system's temporary
+	// one: the engine removes what a killed process left there (the
+	// database lock makes this process its only user).
+	tmpDir := filepath.Join(c.DataDir, "tmp")
+	if err := os.MkdirAll(tmpDir, 0o700); err != nil {
 		return fmt.Errorf("data directory: %w", err)
 	}
 	keys, err := loadKeys(c, log)
@@ -222,6 +234,7 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 		Logger: log, MaxDecodedBytes: c.MaxBodyBytes, MaxColumns: c.MaxColumns, Allotments: c.Allotments,
 		Fetcher: remote.NewFetcher(sources), ImportConcurrency: c.Import.Workers, ImportTimeout: c.Import.Timeout, ImportMaxBytes: c.Import.MaxBytes,
 		SessionConcurrency: c.Sessions.Workers, SessionTimeout: c.Sessions.Timeout, Notifier: callbacks,
+		MaxRestarts: c.MaxRestarts, TempDir: tmpDir,
 	})
 	if err != nil {
 		return fmt.Errorf("open engine: %w", err)
