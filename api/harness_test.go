@@ -356,20 +356,6 @@ func wantError(t testing.TB, what string, res response, status int, errorType, d
 	return e
 }
 
-// wantColumns checks that a columns object has exactly the columns of
-// want, each with the same metadata.
-func wantColumns(t testing.TB, what string, got, want map[string]columnJSON) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Errorf("%s columns = %v, want %v", what, got, want)
-	}
-	for name, w := range want {
-		if g, ok := got[name]; !ok || g != w {
-			t.Errorf("%s column %s = %+v (present %v), want %+v", what, name, g, ok, w)
-		}
-	}
-}
-
 // rowsOf returns the values of column in the rows.
 func rowsOf(rows []map[string]string, column string) []string {
 	out := make([]string, len(rows))
