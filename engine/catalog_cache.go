@@ -174,39 +174,37 @@ func (c *catalogCache) putTable(gen uint64, name string, t map[string]tableColum
 }
 
 func (c *catalogCache) session(id string) (Session, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s, ok := c.sessions[id]
-	return cloneSession(s), ok
+	return lookup(c, c.sessions, id, cloneSession)
 }
 
 func (c *catalogCache) putSession(gen uint64, s Session) {
-	s = cloneSession(s)
-	c.fill(gen, func() { c.sessions[s.ID] = s })
+	store(c, gen, c.sessions, s.ID, cloneSession(s))
 }
 
-func (c *catalogCache) model(id string) (Model, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	m, ok := c.models[id]
-	return cloneModel(m), ok
-}
+func (c *catalogCache) model(id string) (Model, bool) { return lookup(c, c.models, id, cloneModel) }
 
-func (c *catalogCache) putModel(gen uint64, m Model) {
-	m = cloneModel(m)
-	c.fill(gen, func() { c.models[m.ID] = m })
-}
+func (c *catalogCache) putModel(gen uint64, m Model) { store(c, gen, c.models, m.ID, cloneModel(m)) }
 
 func (c *catalogCache) importEntry(id string) (Import, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	imp, ok := c.imports[id]
-	return cloneImport(imp), ok
+	return lookup(c, c.imports, id, cloneImport)
 }
 
 func (c *catalogCache) putImport(gen uint64, imp Import) {
-	imp = cloneImport(imp)
-	c.fill(gen, func() { c.imports[imp.ID] = imp })
+	store(c, gen, c.imports, imp.ID, cloneImport(imp))
+}
+
+// lookup reads a clone of m[key] under the cache's lock. The maps are made
+// once, in newCatalogCache, and never replaced, so passing one is safe.
+func lookup[T any](c *catalogCache, m map[string]T, key string, clone func(T) T) (T, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := m[key]
+	return clone(v), ok
+}
+
+// store fills m[key] with v (already cloned) unless a drop came after gen.
+func store[T any](c *catalogCache, gen uint64, m map[string]T, key string, v T) {
+	c.fill(gen, func() { m[key] = v })
 }
 
 func (c *catalogCache) usageEntry() (Usage, bool) {
