@@ -82,8 +82,8 @@ func TestTooLarge(t *testing.T) {
 		{"PUT", "/v1/views/v", because(engine.Validation("body", "The request body could not be read"), mbe(1<<20)), request},
 		{"POST", "/v1/sessions/forecast", mbe(1 << 20), request},
 		{"POST", "/v1/sessions/forecast", mbe(1000), `{"statusCode":413,"message":"The request body is too large","errorType":"RequestValidation","errorDetails":{"body":["The request body exceeds 1000 bytes"]}}`},
-		{"POST", "/v1/models/m/predict", because(engine.Validation("data", "The request body is not valid JSON"), mbe(maxPredictBytes)), predict},
-		{"POST", "/v1/model/m/predict", mbe(maxPredictBytes), predict},
+		{"POST", "/v1/models/m/predict", because(engine.Validation("data", "The request body is not valid JSON"), mbe(64<<20)), predict},
+		{"POST", "/v1/model/m/predict", mbe(64 << 20), predict},
 	} {
 		w := httptest.NewRecorder()
 		s.writeError(w, httptest.NewRequest(tc.method, tc.path, nil), tc.err)

@@ -48,9 +48,6 @@ var importKinds = map[string]engine.ImportKind{
 	"azure": engine.ImportBlobStore, "blobstore": engine.ImportBlobStore,
 }
 
-// maxImportRequestBytes bounds the JSON body of an import request.
-const maxImportRequestBytes = 1 << 20
-
 // createImport answers POST /imports/{url|s3|objectstore|azure|blobstore}
 // with the requested import (200, Nexosis-Import-Status: Requested).
 func (s *Server) createImport(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
@@ -59,7 +56,7 @@ func (s *Server) createImport(w http.ResponseWriter, r *http.Request, p httprout
 		return &engine.Error{Kind: engine.NotFound, Msg: "Resource not found"}
 	}
 	var req importRequest
-	if err := decodeJSON(w, r, maxImportRequestBytes, &req); err != nil {
+	if err := decodeJSON(w, r, s.opts.MaxRequestBytes, &req); err != nil {
 		return err
 	}
 	// The Java client posts every import kind to /imports/s3: a body that

@@ -17,10 +17,6 @@ import (
 	"github.com/vaticml/vatic/engine"
 )
 
-// maxPredictBytes bounds a predict body: its rows are scored in one
-// matrix, so they are held in memory.
-const maxPredictBytes = 64 << 20
-
 // modelJSON is a model summary (REFERENCE §2.7).
 type modelJSON struct {
 	Columns          columnsJSON        `json:"columns,omitempty"`
@@ -135,7 +131,7 @@ func (s *Server) deleteModels(w http.ResponseWriter, r *http.Request, _ httprout
 // from the query (the only place a CSV body leaves for it), as session
 // parameters do (REFERENCE §6 "parameter passing": the body wins).
 func (s *Server) predict(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	body := http.MaxBytesReader(w, r.Body, maxPredictBytes)
+	body := http.MaxBytesReader(w, r.Body, s.opts.MaxPredictBytes)
 	var req engine.PredictRequest
 	var extra map[string]string
 	var err error

@@ -14,9 +14,6 @@ import (
 	"github.com/vaticml/vatic/engine"
 )
 
-// maxSessionRequestBytes bounds the JSON body of a session request.
-const maxSessionRequestBytes = 1 << 20
-
 // sessionKinds maps the path of POST /sessions/{kind} to a session type.
 var sessionKinds = map[string]engine.SessionType{
 	"forecast": engine.SessionForecast, "impact": engine.SessionImpact, "model": engine.SessionModel,
@@ -31,7 +28,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request, p httprou
 	if !ok {
 		return &engine.Error{Kind: engine.NotFound, Msg: "Resource not found"}
 	}
-	req, err := readSessionRequest(w, r)
+	req, err := s.readSessionRequest(w, r)
 	if err != nil {
 		return err
 	}
@@ -51,9 +48,9 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request, p httprou
 }
 
 // readSessionRequest merges a session request's query and body.
-func readSessionRequest(w http.ResponseWriter, r *http.Request) (engine.SessionRequest, error) {
+func (s *Server) readSessionRequest(w http.ResponseWriter, r *http.Request) (engine.SessionRequest, error) {
 	var body map[string]json.RawMessage
-	if err := decodeJSON(w, r, maxSessionRequestBytes, &body); err != nil {
+	if err := decodeJSON(w, r, s.opts.MaxRequestBytes, &body); err != nil {
 		return engine.SessionRequest{}, err
 	}
 	fields := map[string]json.RawMessage{}

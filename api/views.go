@@ -11,9 +11,6 @@ import (
 	"github.com/vaticml/vatic/engine"
 )
 
-// maxViewRequestBytes bounds the JSON body of a view definition.
-const maxViewRequestBytes = 1 << 20
-
 // joinJSON is a join of a view definition (REFERENCE §2.5), read in any
 // property case and written in the reference's.
 type joinJSON struct {
@@ -41,7 +38,7 @@ type viewRequest struct {
 // replacement.
 func (s *Server) putView(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
 	var req viewRequest
-	if err := decodeJSON(w, r, maxViewRequestBytes, &req); err != nil {
+	if err := decodeJSON(w, r, s.opts.MaxRequestBytes, &req); err != nil {
 		return err
 	}
 	cols, err := decodeSpecs(req.Columns)

@@ -31,7 +31,7 @@ func TestParseServe(t *testing.T) {
 		check(c)
 	}
 	f(nil, nil, func(c serveConfig) {
-		if c.Addr != "127.0.0.1:8080" || c.DataDir != "./data" || c.MaxBodyBytes != 1<<30 || c.MaxColumns != 4096 || c.LogFormat != "text" ||
+		if c.Addr != "127.0.0.1:8080" || c.DataDir != "./data" || c.MaxBodyBytes != 1<<30 || c.MaxRequest != 1<<20 || c.MaxPredict != 64<<20 || c.MaxColumns != 4096 || c.LogFormat != "text" ||
 			c.MaxHeavy != 4 || c.HeavyWait != 5*time.Second || c.MaxRestarts != 3 {
 			t.Errorf("defaults = %+v", c)
 		}
@@ -92,7 +92,7 @@ func TestParseServe(t *testing.T) {
 
 func TestParseServeErrors(t *testing.T) {
 	for _, args := range [][]string{
-		{"-log-format", "xml"}, {"-max-body", "0"}, {"-max-restarts", "0"}, {"-max-body", "abc"}, {"-max-columns", "0"}, {"-max-columns", "-1"}, {"-log-level", "loud"}, {"extra"}, {"-nope"},
+		{"-log-format", "xml"}, {"-max-body", "0"}, {"-max-request-body", "0"}, {"-max-predict-body", "-1"}, {"-max-restarts", "0"}, {"-max-body", "abc"}, {"-max-columns", "0"}, {"-max-columns", "-1"}, {"-log-level", "loud"}, {"extra"}, {"-nope"},
 		{"-idle-timeout", "0"}, {"-read-header-timeout", "0s"}, {"-body-idle-timeout", "-1s"}, {"-max-connections", "-1"},
 	} {
 		if _, err := parseServe(args, env(nil), io.Discard); err == nil {
@@ -278,6 +278,37 @@ func TestServeCompat(t *testing.T) {
 		stop()
 		if err != nil || resp.StatusCode != 404 || body.ErrorDetails["itemType"] != c.itemType {
 			t.Errorf("-compat %s: GET /v1/models/{unknown} = %d %v (%v), want 404 itemType %s", c.compat, resp.StatusCode, body.ErrorDetails, err, c.itemType)
+		}
+	}
+}
+
+// The request and predict body caps are flags: a body past one is a 413
+// naming the cap that applied.
+func TestServeBodyCaps(t *testing.T) {
+	base, stop := startServe(t, "-data", t.TempDir(), "-api-key", "k", "-max-request-body", "200", "-max-predict-body", "300")
+	defer stop()
+	for _, c := range []struct {
+		path string
+		size int
+		want string
+	}{
+		{"/v1/sessions/model", 201, "The request body exceeds 200 bytes"},
+		{"/v1/imports/url", 201, "The request body exceeds 200 bytes"},
+		{"/v1/models/0163aa10-4c1e-4e9b-a2f7-6d0b8c3e5f21/predict", 301, "The request body exceeds 300 bytes"},
+	} {
+		body := `{"name":"` + strings.Repeat("x", c.size) + `"}`
+		req, _ := http.NewRequest("POST", base+c.path, strings.NewReader(body))
+		req.Header.Set("api-key", "k")
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct{ ErrorDetails map[string][]string }
+		err = json.NewDecoder(resp.Body).Decode(&got)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != 413 || len(got.ErrorDetails["body"]) != 1 || got.ErrorDetails["body"][0] != c.want {
+			t.Errorf("POST %s with %d bytes = %d %v (%v), want 413 %q", c.path, len(body), resp.StatusCode, got.ErrorDetails, err, c.want)
 		}
 	}
 }
