@@ -68,6 +68,10 @@ type datasetEntry struct {
 	d        Dataset
 	total    int64 // rows of the data table, when hasTotal
 	hasTotal bool
+	// orderedBy names a column the data table's storage order is known
+	// to follow (sqlgen.Sorted), or to not follow when !ordered.
+	orderedBy string
+	ordered   bool
 }
 
 func newCatalogCache() *catalogCache {
@@ -157,6 +161,28 @@ func (c *catalogCache) putTotal(gen uint64, name string, n int64) {
 	c.fill(gen, func() {
 		if en, ok := c.datasets[datasetKey(name)]; ok && en.d.Name == name {
 			en.total, en.hasTotal = n, true
+		}
+	})
+}
+
+// order reports whether dataset name (exact) is known to be stored in
+// column's order (ordered) and whether that is known at all (ok).
+func (c *catalogCache) order(name, column string) (ordered, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	en, found := c.datasets[datasetKey(name)]
+	if !found || en.d.Name != name || en.orderedBy == "" || en.orderedBy != column {
+		return false, false
+	}
+	return en.ordered, true
+}
+
+// putOrder records whether dataset name, whose entry must be cached, is
+// stored in column's order.
+func (c *catalogCache) putOrder(gen uint64, name, column string, ordered bool) {
+	c.fill(gen, func() {
+		if en, ok := c.datasets[datasetKey(name)]; ok && en.d.Name == name {
+			en.orderedBy, en.ordered = column, ordered
 		}
 	})
 }

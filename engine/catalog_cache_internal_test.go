@@ -343,3 +343,69 @@ func TestCacheImportCompletion(t *testing.T) {
 		t.Errorf("imported total = %d, want 2", got)
 	}
 }
+
+// pageTimes reads one page of a dataset and returns its timestamps.
+func (e *Engine) pageTimes(t *testing.T, name string, q RowsQuery) []string {
+	t.Helper()
+	rows, err := e.ReadRows(t.Context(), name, q)
+	if err != nil {
+		t.Fatalf("ReadRows(%s): %v", name, err)
+	}
+	defer rows.Release()
+	var out []string
+	for rows.Reader.Next() {
+		rec := rows.Reader.RecordBatch()
+		for i := range int(rec.NumRows()) {
+			out = append(out, rec.Column(0).ValueStr(i)[:10])
+		}
+	}
+	if err := rows.Reader.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestPageOrderFollowsWrites checks that a page is in time order whether
+// the rows are stored in time order (read without a sort) or not (sorted
+// by row id first), and that the cached answer to "stored in order?"
+// changes with every write.
+func TestPageOrderFollowsWrites(t *testing.T) {
+	e := newTestEngine(t)
+	ctx := t.Context()
+	page := RowsQuery{Include: []string{"ts"}, PageSize: 2, Page: 1}
+	e.putTestCSV(t, "s", "ts,v\n2020-01-01,1\n2020-01-02,2\n2020-01-03,3\n2020-01-04,4\n")
+	if got := e.pageTimes(t, "s", page); strings.Join(got, " ") != "2020-01-03 2020-01-04" {
+		t.Fatalf("sorted table, page 1 = %v", got)
+	}
+	if ordered, ok := e.cache.order("s", "ts"); !ok || !ordered {
+		t.Fatalf("cache order = %v, %v; want known and ordered", ordered, ok)
+	}
+
+	// Rows older than the last: the table is no longer in time order.
+	e.putTestCSV(t, "s", "ts,v\n2019-12-31,0\n2020-01-05,5\n")
+	if _, ok := e.cache.order("s", "ts"); ok {
+		t.Fatal("the order survived a write")
+	}
+	all := e.pageTimes(t, "s", RowsQuery{Include: []string{"ts"}, PageSize: 10})
+	if want := "2019-12-31 2020-01-01 2020-01-02 2020-01-03 2020-01-04 2020-01-05"; strings.Join(all, " ") != want {
+		t.Fatalf("unsorted table, every row = %v, want %s", all, want)
+	}
+	if got := e.pageTimes(t, "s", page); strings.Join(got, " ") != "2020-01-02 2020-01-03" {
+		t.Fatalf("unsorted table, page 1 = %v", got)
+	}
+	if ordered, ok := e.cache.order("s", "ts"); !ok || ordered {
+		t.Fatalf("cache order = %v, %v; want known and not ordered", ordered, ok)
+	}
+
+	// A range delete of the early rows puts it back in order.
+	end := time.Date(2019, 12, 31, 0, 0, 0, 0, time.UTC)
+	if err := e.DeleteDataset(ctx, "s", DeleteQuery{End: &end}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.pageTimes(t, "s", RowsQuery{Include: []string{"ts"}, PageSize: 3, Page: 1}); strings.Join(got, " ") != "2020-01-04 2020-01-05" {
+		t.Fatalf("after delete, page 1 = %v", got)
+	}
+	if ordered, ok := e.cache.order("s", "ts"); !ok || !ordered {
+		t.Fatalf("after delete, cache order = %v, %v; want known and ordered", ordered, ok)
+	}
+}

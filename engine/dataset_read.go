@@ -121,6 +121,11 @@ func (e *Engine) ReadRows(ctx context.Context, name string, q RowsQuery) (*Rows,
 		}
 	}
 	sel := sqlgen.Select{Dataset: d.Name, Columns: names, Range: rng, OrderBy: ts, Limit: q.PageSize, Offset: q.Page * q.PageSize}
+	if ts != "" && q.PageSize > 0 {
+		if sel.Sorted, err = e.storedInOrder(ctx, d.Name, ts); err != nil {
+			return nil, err
+		}
+	}
 	sq, args, err := sel.SQL()
 	if err != nil {
 		return nil, err
@@ -147,6 +152,35 @@ func (e *Engine) countRows(ctx context.Context, dataset string, rng sqlgen.Range
 		e.cache.putTotal(gen, dataset, n)
 	}
 	return n, err
+}
+
+// storedInOrder reports whether a dataset's rows are stored in the order
+// of its timestamp column, so that a page needs no sort. Most series are
+// written in time order; the answer is cached with the dataset's entry
+// and dropped with it on every write. Without the cache (inside a
+// transaction) it answers false, which is always correct.
+func (e *Engine) storedInOrder(ctx context.Context, dataset, column string) (bool, error) {
+	if !e.cached(ctx) {
+		return false, nil
+	}
+	if ordered, ok := e.cache.order(dataset, column); ok {
+		return ordered, nil
+	}
+	gen := e.cache.begin()
+	q, err := sqlgen.Sorted(dataset, column)
+	if err != nil {
+		return false, err
+	}
+	r, err := e.store.Rows(ctx, q)
+	if err != nil {
+		return false, fmt.Errorf("check the order of %q: %w", dataset, err)
+	}
+	var ordered bool
+	if err := scanOne(r, &ordered); err != nil {
+		return false, err
+	}
+	e.cache.putOrder(gen, dataset, column, ordered)
+	return ordered, nil
 }
 
 func (e *Engine) queryCount(ctx context.Context, dataset string, rng sqlgen.Range) (int64, error) {

@@ -37,8 +37,15 @@ func TestCompile(t *testing.T) {
 	q, args, err = sqlgen.Select{Dataset: "s", Columns: []string{"day"}, Range: sqlgen.Range{Column: "day", Start: &start, End: &end},
 		OrderBy: "day", Limit: 50, Offset: 100}.SQL()
 	add("select a page of a time series in a date range", q, args, err)
+	q, args, err = sqlgen.Select{Dataset: "s", Columns: []string{"day"}, Range: sqlgen.Range{Column: "day", Start: &start, End: &end},
+		OrderBy: "day", Sorted: true, Limit: 50, Offset: 100}.SQL()
+	add("select a page of a time series stored in time order", q, args, err)
+	q, args, err = sqlgen.Select{Dataset: "s", Columns: []string{"day", "x"}, OrderBy: "day"}.SQL()
+	add("select every row of a time series", q, args, err)
 	q, args, err = sqlgen.Select{Dataset: "s", Columns: []string{"x"}, Limit: 10}.SQL()
 	add("select a page without a timestamp", q, args, err)
+	q, err = sqlgen.Sorted("s", "day")
+	add("is the storage order the time order", q, nil, err)
 	q, args, err = sqlgen.Count("s", sqlgen.Range{Column: "day", Start: &start})
 	add("count from a start date", q, args, err)
 	q, args, err = sqlgen.DeleteRange("s", sqlgen.Range{Column: "day", End: &end})

@@ -2,12 +2,22 @@
 SELECT "day", "sales" FROM "data"."store ""sales""";
 
 -- select a page of a time series in a date range
-SELECT "day" FROM "data"."s" WHERE "day" >= ? AND "day" <= ? ORDER BY "day", rowid LIMIT ? OFFSET ?;
+SELECT "day" FROM "data"."s" WHERE rowid IN (SELECT rowid FROM "data"."s" WHERE "day" >= ? AND "day" <= ? ORDER BY "day", rowid LIMIT ? OFFSET ?) ORDER BY "day", rowid;
 -- args: [2017-01-01 00:00:00 +0000 UTC 2017-01-02 00:00:00 +0000 UTC 50 100]
 
+-- select a page of a time series stored in time order
+SELECT "day" FROM "data"."s" WHERE "day" >= ? AND "day" <= ? LIMIT ? OFFSET ?;
+-- args: [2017-01-01 00:00:00 +0000 UTC 2017-01-02 00:00:00 +0000 UTC 50 100]
+
+-- select every row of a time series
+SELECT "day", "x" FROM "data"."s" ORDER BY "day", rowid;
+
 -- select a page without a timestamp
-SELECT "x" FROM "data"."s" ORDER BY rowid LIMIT ?;
+SELECT "x" FROM "data"."s" LIMIT ?;
 -- args: [10]
+
+-- is the storage order the time order
+SELECT count(*) = 0 FROM (SELECT "day" AS v, lag("day") OVER (ORDER BY rowid) AS p, row_number() OVER (ORDER BY rowid) AS n FROM "data"."s") WHERE n > 1 AND (v < p OR (p IS NULL AND v IS NOT NULL));
 
 -- count from a start date
 SELECT count(*) FROM "data"."s" WHERE "day" >= ?;
