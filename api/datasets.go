@@ -77,6 +77,12 @@ func (s *Server) putDataset(w http.ResponseWriter, r *http.Request, p httprouter
 // getDataset answers GET /data/{name} (REFERENCE §3.3): a page of rows as
 // JSON, or as CSV for Accept: text/csv (readRowsParams).
 func (s *Server) getDataset(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	name := p.ByName("name")
+	return s.cachedPage(w, r, name, func(w http.ResponseWriter, r *http.Request) error { return s.renderDataset(w, r, name) })
+}
+
+// renderDataset renders the answer of getDataset.
+func (s *Server) renderDataset(w http.ResponseWriter, r *http.Request, name string) error {
 	rp, err := readRowsParams(r)
 	if err != nil {
 		return err
@@ -85,7 +91,7 @@ func (s *Server) getDataset(w http.ResponseWriter, r *http.Request, p httprouter
 	if err != nil {
 		return err
 	}
-	rows, err := s.engine.ReadRows(r.Context(), p.ByName("name"), rp.query)
+	rows, err := s.engine.ReadRows(r.Context(), name, rp.query)
 	if err != nil {
 		return err
 	}
@@ -140,6 +146,7 @@ func (s *Server) getDataset(w http.ResponseWriter, r *http.Request, p httprouter
 // already sent, so the client sees a truncated body.
 func (s *Server) streamError(r *http.Request, err error) error {
 	if err != nil {
+		markTruncated(r)
 		s.log.WarnContext(r.Context(), "response truncated", engine.LogRequestID, requestID(r), engine.LogErr, err)
 	}
 	return nil

@@ -38,6 +38,7 @@ type serverOptions struct {
 	sessionTime  time.Duration
 	compat       api.Compat
 	maxColumns   int
+	pageCache    int64
 }
 
 type option func(*serverOptions)
@@ -53,6 +54,10 @@ func withImportMax(n int64) option              { return func(o *serverOptions) 
 func withSessionTimeout(d time.Duration) option { return func(o *serverOptions) { o.sessionTime = d } }
 func withCompat(c api.Compat) option            { return func(o *serverOptions) { o.compat = c } }
 func withMaxColumns(n int) option               { return func(o *serverOptions) { o.maxColumns = n } }
+
+// withPageCache turns the page cache on (off by default, so that the
+// tests proving a failed write changed nothing read the table itself).
+func withPageCache(n int64) option { return func(o *serverOptions) { o.pageCache = n } }
 
 // testServer is the real stack: a DuckDB file, an engine, the API and an
 // httptest server.
@@ -91,9 +96,10 @@ func newServer(t testing.TB, opts ...option) *testServer {
 	hooks := webhook.New(sources.Transport(), webhook.Options{Backoff: 10 * time.Millisecond})
 	t.Cleanup(hooks.Close)
 	apiOpts := api.Options{
-		Keys:         map[string]api.Plan{"test-key": api.PlanPaid, "community-key": api.PlanCommunity},
-		MaxBodyBytes: o.maxBodyBytes,
-		Compat:       o.compat,
+		Keys:           map[string]api.Plan{"test-key": api.PlanPaid, "community-key": api.PlanCommunity},
+		MaxBodyBytes:   o.maxBodyBytes,
+		Compat:         o.compat,
+		PageCacheBytes: o.pageCache,
 	}
 	eng, err := engine.New(ctx, store, engine.Options{
 		Clock: o.clock, Allotments: o.allotments, BatchRows: o.batchRows, MaxDecodedBytes: o.maxBodyBytes, MaxColumns: o.maxColumns,

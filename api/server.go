@@ -51,6 +51,10 @@ type Options struct {
 	// HeavyWait is how long a heavy request waits for a slot before it is
 	// answered 503 ServiceUnavailable with Retry-After. Default 5 s.
 	HeavyWait time.Duration
+	// PageCacheBytes bounds the cache of rendered pages of rows (GET
+	// /data/{name}; see pageCache); an answer above 1/64 of it is not
+	// kept. Zero turns the cache off (cmd/vatic's default is 64 MiB).
+	PageCacheBytes int64
 }
 
 // heavyRetryAfter is the Retry-After, in seconds, of a heavy request that
@@ -89,6 +93,9 @@ type Server struct {
 	handler  http.Handler
 	// heavySlots holds one token per running heavy request (Options.MaxHeavy).
 	heavySlots chan struct{}
+	// pages caches rendered pages of rows (Options.PageCacheBytes); nil
+	// when off.
+	pages *pageCache
 }
 
 // New builds the server and its routes.
@@ -114,7 +121,7 @@ func New(e *engine.Engine, opts Options) *Server {
 		opts.HeavyWait = 5 * time.Second
 	}
 	s := &Server{engine: e, log: opts.Logger, opts: opts, patterns: map[string][][]string{},
-		heavySlots: make(chan struct{}, opts.MaxHeavy)}
+		heavySlots: make(chan struct{}, opts.MaxHeavy), pages: newPageCache(opts.PageCacheBytes)}
 	s.router = httprouter.New()
 	s.router.RedirectTrailingSlash = false
 	s.router.RedirectFixedPath = false

@@ -62,6 +62,9 @@ type catalogCache struct {
 	models   map[string]Model
 	imports  map[string]Import
 	usage    *Usage
+	// versions holds, per dataset name (lower case), the generation of its
+	// last change (DataVersion); a name never changed since start is 0.
+	versions map[string]uint64
 }
 
 type datasetEntry struct {
@@ -81,6 +84,7 @@ func newCatalogCache() *catalogCache {
 		sessions: map[string]Session{},
 		models:   map[string]Model{},
 		imports:  map[string]Import{},
+		versions: map[string]uint64{},
 	}
 }
 
@@ -122,7 +126,15 @@ func (c *catalogCache) dropDataset(name string) {
 			}
 		}
 		delete(c.tables, name)
+		c.versions[datasetKey(name)] = c.gen
 	})
+}
+
+// version returns the generation of dataset name's last change.
+func (c *catalogCache) version(name string) uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.versions[datasetKey(name)]
 }
 
 func (c *catalogCache) dropSession(id string) { c.drop(func() { delete(c.sessions, id) }) }
@@ -340,6 +352,19 @@ func afterCommit(ctx context.Context, drop func()) {
 }
 
 // cached reports whether a read with ctx may use the cache (invariant 4).
+// DataVersion returns a number that changes whenever dataset name (any
+// spelling) changes: its rows, columns, metadata, or its deletion and
+// re-creation. The change shows once the write has committed and before
+// the write returns, so a cache of rendered reads keyed by it (the API's
+// page cache) serves every client its own writes. Without the catalog
+// cache it is always 0 and such caches must not be used (ok false).
+func (e *Engine) DataVersion(name string) (v uint64, ok bool) {
+	if e.cache == nil {
+		return 0, false
+	}
+	return e.cache.version(name), true
+}
+
 func (e *Engine) cached(ctx context.Context) bool { return e.cache != nil && !inTx(ctx) }
 
 // The writers' side: each drops, after commit, what a catalog write changes.

@@ -74,6 +74,7 @@ type serveConfig struct {
 	MaxRequest    int64
 	MaxPredict    int64
 	MaxHeavy      int
+	PageCache     int64
 	HeavyWait     time.Duration
 	MaxColumns    int
 	LogFormat     string
@@ -104,6 +105,7 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	fs.Int64Var(&c.MaxRequest, "max-request-body", 1<<20, "largest import, session or view request body in bytes (at most -max-body)")
 	fs.Int64Var(&c.MaxPredict, "max-predict-body", 64<<20, "largest predict body in bytes, held in memory while its rows are scored (at most -max-body)")
 	fs.IntVar(&c.MaxHeavy, "max-heavy", 4, "heavy requests (column statistics) that run at once; others wait -heavy-wait, then get 503")
+	fs.Int64Var(&c.PageCache, "page-cache", 64<<20, "bytes of rendered pages of rows (GET /data/{name}) kept for repeated reads; an answer above 1/64 of it is not kept; 0 turns the cache off")
 	fs.DurationVar(&c.HeavyWait, "heavy-wait", 5*time.Second, "how long a heavy request waits for a slot before answering 503 with Retry-After")
 	fs.IntVar(&c.MaxColumns, "max-columns", ingest.DefaultMaxColumns, "most columns a dataset, an upload, an import or a predict body may have; checked as a CSV header or JSON keys are read")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
@@ -154,6 +156,9 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	}
 	if c.Conn.Max < 0 {
 		return c, errors.New("-max-connections must be 0 (derived from the open-file limit) or positive")
+	}
+	if c.PageCache < 0 {
+		return c, errors.New("-page-cache must not be negative")
 	}
 	if c.MaxHeavy <= 0 || c.HeavyWait <= 0 {
 		return c, errors.New("-max-heavy and -heavy-wait must be positive")
@@ -230,7 +235,7 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 	// bodies, so both spell a session the same way (Compat); the webhook
 	// sender only delivers the bytes.
 	apiOpts := api.Options{Logger: log, Keys: keys, MaxBodyBytes: c.MaxBodyBytes, MaxRequestBytes: c.MaxRequest, MaxPredictBytes: c.MaxPredict, Compat: c.Compat, BodyIdleTimeout: c.Conn.BodyIdleTimeout,
-		MaxHeavy: c.MaxHeavy, HeavyWait: c.HeavyWait}
+		MaxHeavy: c.MaxHeavy, HeavyWait: c.HeavyWait, PageCacheBytes: c.PageCache}
 	hooks := webhook.New(sources.Transport(), webhook.Options{Logger: log})
 	defer hooks.Close()
 	callbacks := api.NewCallbacks(apiOpts, func() string { return *base.Load() }, hooks)
