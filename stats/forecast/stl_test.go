@@ -35,12 +35,14 @@ type baseRef struct {
 		Name string
 		Y    []float64
 	}
-	SupsmuShort []struct{ X, Y []float64 } `json:"supsmu_short"`
-	Baselines   []baseRefForecast
-	Decompose   []struct {
-		Name                            string
-		Type                            string
-		Trend, Seasonal, Random, Figure []float64
+	SupsmuShort      []struct{ X, Y []float64 } `json:"supsmu_short"`
+	Baselines        []baseRefForecast
+	ShortUSAccDeaths []float64 `json:"short_usaccdeaths"`
+	Decompose        []struct {
+		Name             string
+		Type             string
+		Trend, Random    []rNum
+		Seasonal, Figure []float64
 	}
 	Seasonality []struct {
 		Name     string
@@ -64,14 +66,52 @@ type baseRef struct {
 	}
 }
 
-// baseRefForecast is one R forecast: points and the 80 % and 95 % bounds.
+// baseRefForecast is one R forecast: points and the bounds of R's levels
+// 60, 90 and 98, i.e. our quantiles 0.2/0.8, 0.05/0.95, 0.01/0.99.
 type baseRefForecast struct {
-	Name                   string
-	Method                 string
-	Period                 int
-	H                      int
-	Mean                   []float64
-	Lo80, Hi80, Lo95, Hi95 []float64
+	Name         string
+	Method       string
+	Period       int
+	H            int
+	Mean, Median []float64
+	Lower, Upper [3][]float64
+}
+
+// check compares a forecast with R's to tol relative (to max(1, |want|)).
+func (r baseRefForecast) check(t *testing.T, f forecast.Forecast, tol float64) {
+	t.Helper()
+	if err := closeSlices(f.Mean, r.Mean, tol); err != nil {
+		t.Errorf("mean: %v", err)
+	}
+	// Levels 0.01 0.05 0.2 0.5 0.8 0.95 0.99 = lower 98, 90, 60, median
+	// (the mean, except for sorted empirical quantiles), upper 60, 90, 98.
+	for i, want := range [][]float64{r.Lower[2], r.Lower[1], r.Lower[0], r.Median, r.Upper[0], r.Upper[1], r.Upper[2]} {
+		if err := closeSlices(f.Quantiles[i], want, tol); err != nil {
+			t.Errorf("quantile %v: %v", forecast.Levels[i], err)
+		}
+	}
+}
+
+// rNum is a number of the reference JSON, where R's NA/NaN is "NaN".
+type rNum float64
+
+func (v *rNum) UnmarshalJSON(b []byte) error {
+	if s := string(b); s == `"NaN"` || s == `"NA"` || s == "null" {
+		*v = rNum(math.NaN())
+		return nil
+	}
+	var f float64
+	err := json.Unmarshal(b, &f)
+	*v = rNum(f)
+	return err
+}
+
+func rNums(v []rNum) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x)
+	}
+	return out
 }
 
 var baseReference = sync.OnceValues(func() (*baseRef, error) {
@@ -99,6 +139,9 @@ func closeSlices(got, want []float64, tol float64) error {
 		return fmt.Errorf("length %d, want %d", len(got), len(want))
 	}
 	for i := range want {
+		if math.IsNaN(want[i]) && math.IsNaN(got[i]) {
+			continue
+		}
 		if d := math.Abs(got[i] - want[i]); !(d <= tol*math.Max(1, math.Abs(want[i]))) {
 			return fmt.Errorf("[%d] = %.12g, want %.12g (diff %.3g)", i, got[i], want[i], d)
 		}
