@@ -217,4 +217,34 @@ out$theta <- lapply(theta_cases, function(name) {
          level0 = fit$model$par[["l"]], seasonal = seas_test(x)$seasonal))
 })
 
+# tsoutliers() and tsclean() on series as they are and with injected
+# spikes (values multiplied by 3, or by -2 for a negative spike).
+spike <- function(x, at, f = 3) { x[at] <- x[at] * f; x }
+daily <- ts(100 + 0.05 * (1:300) + 10 * sin(2 * pi * (1:300) / 7) + 3 * cos(1:300), frequency = 7)
+out_cases <- list(
+  list("AirPassengers", series("AirPassengers")),
+  list("AirPassengers*3", spike(series("AirPassengers"), c(10, 50, 100))),
+  list("Nile*3", spike(series("Nile"), c(20, 60))),
+  list("Nile ends", spike(series("Nile"), c(1, 100))),
+  list("USAccDeaths", series("USAccDeaths")),
+  list("USAccDeaths*3", spike(series("USAccDeaths"), c(5, 30, 60))),
+  list("USAccDeaths[1:20]*3", spike(window(series("USAccDeaths"), end = c(1974, 8)), 9)),
+  list("nottem*3", spike(series("nottem"), c(15, 100, 200))),
+  list("co2*3", spike(series("co2"), c(50, 300))),
+  list("lynx", series("lynx")),
+  list("sunspot.year", series("sunspot.year")),
+  list("discoveries", series("discoveries")),
+  list("UKgas", series("UKgas")),
+  list("elec_equip_monthly", series("elec_equip_monthly")),
+  list("ldeaths-2", spike(series("ldeaths"), c(30), -2)),
+  list("daily*3", spike(daily, c(3, 77, 150, 151, 299))),
+  list("WWWusage", series("WWWusage"))
+)
+out$outliers <- lapply(out_cases, function(c) {
+  x <- c[[2]]
+  o <- tsoutliers(x)
+  list(name = c[[1]], period = frequency(x), x = as.numeric(x), index = I(as.integer(o$index)),
+       replacement = I(as.numeric(o$replacements)), clean = as.numeric(tsclean(x)))
+})
+
 writeLines(toJSON(out, digits = NA, auto_unbox = TRUE, pretty = FALSE), "base_reference.json")
