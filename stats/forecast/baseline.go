@@ -6,6 +6,13 @@ import (
 	"slices"
 )
 
+var (
+	_ Model = (*NaiveModel)(nil)
+	_ Model = (*SeasonalMeanModel)(nil)
+	_ Model = (*Naive2Model)(nil)
+	_ Model = (*ThetaModel)(nil)
+)
+
 // NaiveModel is the naive forecast (the last value, R's naive()) or the
 // seasonal naive forecast (the value one season back, R's snaive()): a
 // random walk with lag Lag, with R's Gaussian prediction intervals.

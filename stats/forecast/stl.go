@@ -20,7 +20,8 @@ type Decomposition struct {
 // a zero field means "R's default".
 type STLOptions struct {
 	// SWindow is the span (in cycles) of the seasonal LOESS, R's numeric
-	// s.window; 0 means "periodic" (R: s.window = 10n+1 and s.degree 0, then
+	// s.window (at least 2; an even span is made odd, as R's Fortran does);
+	// 0 means "periodic" (R: s.window = 10n+1 and s.degree 0, then
 	// the seasonal part is replaced by its cycle means).
 	SWindow int
 	// SDegree1 asks for a locally linear seasonal LOESS (R's s.degree = 1;
@@ -66,6 +67,10 @@ func STL(y []float64, period int, o STLOptions) (Decomposition, error) {
 	}
 	if o.SWindow < 0 || o.TWindow < 0 || o.LWindow < 0 || o.SJump < 0 || o.TJump < 0 || o.LJump < 0 || o.Inner < 0 || o.Outer < 0 {
 		return Decomposition{}, errors.New("forecast: STL: negative window, jump or iteration count")
+	}
+	if o.SWindow == 1 {
+		// R computes a negative default t.window and garbage from it.
+		return Decomposition{}, errors.New("forecast: STL: the seasonal window must be at least 2")
 	}
 	periodic := o.SWindow == 0
 	sWindow := float64(o.SWindow)
@@ -191,8 +196,7 @@ func SeasonalStrength(d Decomposition) float64 {
 }
 
 // SeasonallyAdjusted returns Trend + Remainder (R's seasadj() of an stl or
-// mstl fit), or a copy of y's reconstruction when there is no seasonal
-// part.
+// mstl fit); without a seasonal part that is the series itself.
 func (d Decomposition) SeasonallyAdjusted() []float64 {
 	out := make([]float64, len(d.Trend))
 	for i := range out {
@@ -501,7 +505,7 @@ func stlEss(y []float64, n, length, ideg, njump int, userw bool, rw, ys, res []f
 		ys[1] = y[1]
 		return
 	}
-	newnj := min(njump, n-1)
+	newnj := max(1, min(njump, n-1))
 	var nleft, nright int
 	est := func(i int) {
 		v, ok := stlEst(y, n, length, ideg, float64(i), nleft, nright, res, userw, rw)

@@ -220,6 +220,12 @@ func TestSTLSkipsAndErrors(t *testing.T) {
 	if _, err := forecast.MSTL(y[:20], 7, false); err != nil {
 		t.Errorf("MSTL of 20 points with period 7: %v", err)
 	}
+	if _, err := forecast.STL(y[:20], 2, forecast.STLOptions{SWindow: 1}); err == nil || forecast.IsSkip(err) {
+		t.Errorf("s.window 1: err = %v, want an error", err)
+	}
+	if _, err := forecast.STL(y[:20], 2, forecast.STLOptions{SWindow: 2, LWindow: 4, TJump: 3}); err != nil {
+		t.Errorf("s.window 2, even l.window: %v", err)
+	}
 	y[3] = math.NaN()
 	if _, err := forecast.STL(y, 4, forecast.STLOptions{}); err == nil || forecast.IsSkip(err) {
 		t.Errorf("NaN: err = %v, want an error", err)
