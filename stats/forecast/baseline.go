@@ -24,7 +24,6 @@ type NaiveModel struct {
 	// forecast.lagwalk computes it).
 	Sigma2 float64
 	last   []float64 // the last Lag observations
-	n      int
 }
 
 // Naive fits R's naive(y): the point forecast is the last value and the
@@ -63,7 +62,7 @@ func naiveFit(method string, y []float64, lag int) (*NaiveModel, error) {
 		d := y[t] - y[t-lag]
 		ss += d * d
 	}
-	return &NaiveModel{Lag: lag, Sigma2: ss / float64(n-lag), last: slices.Clone(y[n-lag:]), n: n}, nil
+	return &NaiveModel{Lag: lag, Sigma2: ss / float64(n-lag), last: slices.Clone(y[n-lag:])}, nil
 }
 
 // Key is "naive" or "seasonal_naive".
