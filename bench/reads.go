@@ -45,7 +45,10 @@ const readsTrainRows = 300
 //     client, machine and answer size, without the server's work);
 //   - Reads/session: GET /sessions/{id} of a completed model session;
 //   - Reads/page: GET /data/{name}?pageSize=100 (JSON) of a dataset of
-//     cfg.ReadsRows rows (the generated table's layout).
+//     cfg.ReadsRows rows (the generated table's layout). The same page is
+//     read again and again, as a dashboard does, so after the first
+//     request vatic answers from its page cache (-page-cache); the
+//     uncached path is timed by api's BenchmarkPage with the cache off.
 //
 // Each result reports req/s, p50 and p99 latency; its ns/op is the mean
 // latency. Runs alternate the order of the three phases.
