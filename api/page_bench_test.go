@@ -61,4 +61,3 @@ func BenchmarkPage(b *testing.B) {
 		})
 	}
 }
-
