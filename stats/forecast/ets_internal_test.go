@@ -1,0 +1,106 @@
+package forecast
+
+import (
+	"math"
+	"sort"
+	"testing"
+)
+
+// etsFormOf parses a key of ets_reference.json such as "MAMd".
+func etsFormOf(key string) etsForm {
+	return etsForm{key[0], key[1], key[2], len(key) == 4}
+}
+
+func relDiff(a, b float64) float64 {
+	return math.Abs(a-b) / max(math.Abs(b), 1e-300)
+}
+
+// The starting values (initparam, initstate) and the likelihood at them
+// are deterministic, so they must agree with R up to rounding: R's
+// decompose, lm and mean accumulate in a different order (and mean in long
+// double), hence 1e-9 relative rather than exact.
+func TestETSStartMatchesR(t *testing.T) {
+	ref := LoadETSReference(t)
+	names := make([]string, 0, len(ref.Start))
+	for name := range ref.Start {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		s := LoadSeries(t, name)
+		for key, want := range ref.Start[name] {
+			f := etsFormOf(key)
+			m := 1
+			if f.season != 'N' {
+				m = s.Period()
+			}
+			p := etsInitParam(f, m)
+			got := p.vector(f)
+			if len(got) != len(want.Par) {
+				t.Fatalf("%s %s: %d starting parameters, R has %d", name, key, len(got), len(want.Par))
+			}
+			for i := range got {
+				if relDiff(got[i], want.Par[i]) > 1e-12 {
+					t.Errorf("%s %s: starting parameter %d = %v, R %v", name, key, i, got[i], want.Par[i])
+				}
+			}
+			init, err := etsInitState(s.X, s.Period(), f.trend, f.season)
+			if err != nil {
+				t.Fatalf("%s %s: %v", name, key, err)
+			}
+			if len(init) != len(want.InitState) {
+				t.Fatalf("%s %s: %d initial states, R has %d", name, key, len(init), len(want.InitState))
+			}
+			for i := range init {
+				if math.Abs(init[i]-want.InitState[i]) > 1e-9*max(1, math.Abs(want.InitState[i])) {
+					t.Errorf("%s %s: initial state %d = %.15g, R %.15g", name, key, i, init[i], want.InitState[i])
+				}
+			}
+			tg := &etsTarget{f: f, m: m, nstate: len(init), y: s.X,
+				run: etsRun{f: f, m: m, ring: make([]float64, m)}, state: make([]float64, len(init)+1)}
+			if f.season == 'N' {
+				tg.state = tg.state[:len(init)]
+			}
+			x := append(p.vector(f), init...)
+			x0 := tg.fullState(x)
+			lik := tg.run.lik(s.X, x0, tg.params(x))
+			if relDiff(lik, float64(want.Lik)) > 1e-9 {
+				t.Errorf("%s %s: likelihood at the start = %.12g, R %.12g", name, key, lik, float64(want.Lik))
+			}
+			full := tg.run.full(s.X, x0, tg.params(x))
+			if relDiff(full.lik, float64(want.Lik)) > 1e-9 {
+				t.Errorf("%s %s: full pass likelihood = %.12g, R %.12g", name, key, full.lik, float64(want.Lik))
+			}
+			for i := range 3 {
+				if relDiff(full.amse[i], want.AMSE[i]) > 1e-9 {
+					t.Errorf("%s %s: amse[%d] = %.12g, R %.12g", name, key, i, full.amse[i], want.AMSE[i])
+				}
+			}
+			for i, e := range want.EHead {
+				if math.Abs(full.e[i]-e) > 1e-9*max(1, math.Abs(e)) {
+					t.Errorf("%s %s: e[%d] = %.12g, R %.12g", name, key, i, full.e[i], e)
+				}
+			}
+		}
+	}
+}
+
+// R's admissible() on 600 random draws, a third of them inadmissible. A
+// draw whose largest root lies within 1e-7 of the test circle could go
+// either way with different root finders; none of the draws does.
+func TestETSAdmissibleMatchesR(t *testing.T) {
+	ref := LoadETSReference(t)
+	var nAdm int
+	for i, a := range ref.Admissible {
+		got := etsAdmissible(a.Alpha, a.Beta, a.Gamma, a.Phi, a.Trend, a.Seasonal, a.M)
+		if got != a.Admissible {
+			t.Errorf("draw %d %+v: admissible = %v, R %v", i, a, got, a.Admissible)
+		}
+		if a.Admissible {
+			nAdm++
+		}
+	}
+	if nAdm < 100 || nAdm > len(ref.Admissible)-100 {
+		t.Errorf("only %d of %d draws admissible: the table does not test both sides", nAdm, len(ref.Admissible))
+	}
+}
