@@ -2,8 +2,12 @@ package forecast
 
 import (
 	"math"
+	"math/cmplx"
+	"math/rand/v2"
 	"sort"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // etsFormOf parses a key of ets_reference.json such as "MAMd".
@@ -85,9 +89,9 @@ func TestETSStartMatchesR(t *testing.T) {
 	}
 }
 
-// R's admissible() on 600 random draws, a third of them inadmissible. A
-// draw whose largest root lies within 1e-7 of the test circle could go
-// either way with different root finders; none of the draws does.
+// R's admissible() on 600 random draws, 170 of them inadmissible. The
+// seasonal draws without a trend have the exact root z = 1, which R's
+// tolerance (max |root| ≤ 1 + 1e-10) admits and etsRootsWithin divides out.
 func TestETSAdmissibleMatchesR(t *testing.T) {
 	ref := LoadETSReference(t)
 	var nAdm int
@@ -102,5 +106,72 @@ func TestETSAdmissibleMatchesR(t *testing.T) {
 	}
 	if nAdm < 100 || nAdm > len(ref.Admissible)-100 {
 		t.Errorf("only %d of %d draws admissible: the table does not test both sides", nAdm, len(ref.Admissible))
+	}
+}
+
+// etsMaxRoot is the largest root modulus of the characteristic polynomial
+// of etsRootsWithin, from the eigenvalues of its companion matrix: an
+// independent computation to test the Schur–Cohn shortcut against.
+func etsMaxRoot(alpha, beta, gamma, phi float64, m int) float64 {
+	a := make([]float64, m+2)
+	a[0] = 1
+	a[1] = alpha + beta - phi
+	for i := 2; i < m; i++ {
+		a[i] = alpha + beta - alpha*phi
+	}
+	a[m] = alpha + beta - alpha*phi + gamma - 1
+	a[m+1] = phi * (1 - alpha - gamma)
+	d := m + 1
+	c := mat.NewDense(d, d, nil)
+	for j := range d {
+		c.Set(0, j, -a[j+1])
+	}
+	for i := 1; i < d; i++ {
+		c.Set(i, i-1, 1)
+	}
+	var e mat.Eigen
+	if !e.Factorize(c, mat.EigenNone) {
+		return math.NaN()
+	}
+	var mx float64
+	for _, v := range e.Values(nil) {
+		mx = max(mx, cmplx.Abs(v))
+	}
+	return mx
+}
+
+// The Schur–Cohn test agrees with the roots themselves on random
+// parameters (damped or not, with and without trend), except where the
+// largest root is within 1e-7 of the circle of radius 1 + 1e-10 and the
+// eigenvalues are not accurate enough to decide.
+func TestETSRootsWithinMatchesEigenvalues(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var checked, inside int
+	for range 3000 {
+		m := []int{2, 3, 4, 7, 12, 24}[r.IntN(6)]
+		alpha := r.Float64()
+		beta, phi := 0.0, 1.0
+		if r.IntN(3) > 0 {
+			beta = r.Float64() * alpha
+		}
+		if r.IntN(3) == 0 {
+			phi = 0.8 + 0.2*r.Float64()
+		}
+		gamma := r.Float64() * (1 - alpha) * 1.2
+		root := etsMaxRoot(alpha, beta, gamma, phi, m)
+		if math.Abs(root-(1+1e-10)) < 1e-7 {
+			continue
+		}
+		checked++
+		want := root <= 1+1e-10
+		if want {
+			inside++
+		}
+		if got := etsRootsWithin(alpha, beta, gamma, phi, m); got != want {
+			t.Errorf("α=%v β=%v γ=%v φ=%v m=%d: within = %v, largest root %v", alpha, beta, gamma, phi, m, got, root)
+		}
+	}
+	if checked < 1500 || inside < 300 || checked-inside < 300 {
+		t.Errorf("checked %d draws, %d inside: not a test of both sides", checked, inside)
 	}
 }
