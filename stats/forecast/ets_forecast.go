@@ -49,10 +49,15 @@ func (e *ETSModel) Forecast(h int, xreg [][]float64) (Forecast, error) {
 	return e.simulated(h)
 }
 
-// etsGaussian builds a forecast from means and variances.
+// etsGaussian builds a forecast from means and variances. A variance
+// that rounds below 0 counts as 0; one that overflowed (NaN from ∞ − ∞ in
+// class 2, far ahead) counts as +Inf.
 func etsGaussian(mu, v []float64) Forecast {
 	sd := make([]float64, len(v))
 	for i, x := range v {
+		if math.IsNaN(x) {
+			x = math.Inf(1)
+		}
 		sd[i] = math.Sqrt(max(x, 0))
 	}
 	fc := Forecast{Mean: mu}

@@ -91,12 +91,27 @@ type ETSRefAdmissible struct {
 	Admissible              bool
 }
 
+// ETSRefOption is one ets(y, ...) call with non-default arguments.
+type ETSRefOption struct {
+	Series                   string `json:"series"`
+	IC                       string `json:"ic"`
+	AdditiveOnly             bool   `json:"additive.only"`
+	AllowMultiplicativeTrend bool   `json:"allow.multiplicative.trend"`
+	Damped                   *bool  `json:"damped"`
+	Model                    string `json:"model"`
+	Method                   string `json:"method"`
+	AICc                     RefNum `json:"aicc"`
+	AIC                      RefNum `json:"aic"`
+	BIC                      RefNum `json:"bic"`
+}
+
 // ETSReference is testdata/ets_reference.json.
 type ETSReference struct {
 	Auto       map[string]ETSRefFit
 	Fixed      map[string]map[string]ETSRefFit
 	Start      map[string]map[string]ETSRefStart
 	Extra      map[string]ETSRefFit
+	Options    []ETSRefOption
 	Admissible []ETSRefAdmissible
 }
 

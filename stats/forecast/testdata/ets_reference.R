@@ -5,6 +5,7 @@
 #   fixed:  ets(y, model = form, damped = d) for every form ets(y) tries
 #   start:  the starting point of each form (initparam, initstate) and the
 #           likelihood R's recursion gives there (deterministic, no optimiser)
+#   options: ets(y, ...) with non-default ic, additive.only, damped, model
 #   admissible: forecast:::admissible on random parameter draws
 library(forecast)
 library(jsonlite)
@@ -101,10 +102,32 @@ for (nm in fixed_names) {
 # A multiplicative-trend model (point forecasts are deterministic; its
 # intervals come from simulation) and the constant-series fallback.
 mmn <- ets(series("AirPassengers"), model = "MMN", damped = FALSE)
+set.seed(2024) # forecast() simulates MMN's intervals
 extra <- list(
   AirPassengers_MMN = describe(mmn, series("AirPassengers")),
   constant = describe(ets(ts(rep(5, 30))), ts(rep(5, 30)))
 )
+
+# ets(y, ...) with options other than the defaults.
+options <- list(
+  list(series = "AirPassengers", ic = "bic"),
+  list(series = "USAccDeaths", ic = "aic"),
+  list(series = "AirPassengers", additive.only = TRUE),
+  list(series = "AirPassengers", allow.multiplicative.trend = TRUE),
+  list(series = "UKgas", damped = FALSE),
+  list(series = "austres", damped = TRUE),
+  list(series = "co2", model = "AZZ"),
+  list(series = "ldeaths", model = "ZZN")
+)
+for (i in seq_along(options)) {
+  o <- options[[i]]
+  args <- o[names(o) != "series"]
+  fit <- do.call(ets, c(list(y = series(o$series)), args))
+  options[[i]]$method <- fit$method
+  options[[i]]$aicc <- fit$aicc
+  options[[i]]$aic <- fit$aic
+  options[[i]]$bic <- fit$bic
+}
 
 set.seed(42)
 adm <- list()
@@ -125,5 +148,5 @@ for (i in 1:600) {
   )
 }
 
-out <- list(auto = auto, fixed = fixed, start = start, extra = extra, admissible = adm)
+out <- list(auto = auto, fixed = fixed, start = start, extra = extra, options = options, admissible = adm)
 writeLines(toJSON(out, digits = NA, auto_unbox = TRUE, null = "null", pretty = FALSE), "ets_reference.json")
