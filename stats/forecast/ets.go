@@ -107,17 +107,20 @@ type ETSModel struct {
 //   - seasonal forms need 1 < period ≤ 24 and more than period
 //     observations, else they are dropped (R warns and does the same);
 //     multiplicative forms need positive data, else they are dropped;
-//     a form with as many parameters as observations − 1 is dropped;
+//     a form with n − 1 or more parameters (initial states included) is
+//     dropped;
 //   - a constant series gives R's fallback, simple exponential smoothing
-//     with α = 0.99999 (only when opt.Spec is fully automatic, as in R).
+//     with α = 0.99999, when opt.Spec leaves error, trend and season to
+//     the criterion (R: when model is not given).
 //
 // Deliberate differences from R: series with n ≤ k + 4 observations (k
 // counted as R does from the specified components, so n ≤ 6 for the
 // automatic spec), for which R switches to HoltWinters-type fits, return a
 // *SkipError, as do forms the data cannot support (R stops with an error
-// instead). NaN or infinite values are an error (R would use the longest
-// contiguous stretch). Box–Cox transformations and fixed smoothing
-// parameters are not offered.
+// instead). NaN or infinite values are an error (R's na.contiguous would
+// keep the longest stretch without NA). Box–Cox transformations, fixed
+// smoothing parameters and the criteria other than the likelihood
+// (opt.crit) are not offered.
 func ETS(y []float64, period int, opt ETSOptions) (*ETSModel, error) {
 	if err := etsCheckInput(y, period); err != nil {
 		return nil, err
@@ -128,7 +131,7 @@ func ETS(y []float64, period int, opt ETSOptions) (*ETSModel, error) {
 	}
 	n := len(y)
 	if spec.auto() && etsIsConstant(y) {
-		return etsConstantModel(y, period, opt), nil
+		return etsConstantModel(y, opt), nil
 	}
 
 	errorType, trendType, seasonType := spec.Error, spec.Trend, spec.Season
@@ -177,7 +180,7 @@ func ETS(y []float64, period int, opt ETSOptions) (*ETSModel, error) {
 		return nil, skip("ETS", "%d observations are too few: ETS needs more than %d here", n, npars+4)
 	}
 
-	errors := etsExpand(errorType, "AM")
+	errTypes := etsExpand(errorType, "AM")
 	trends := etsExpand(trendType, "NA")
 	if trendType == 'Z' && opt.AllowMultiplicativeTrend {
 		trends = []byte("NAM")
@@ -188,11 +191,11 @@ func ETS(y []float64, period int, opt ETSOptions) (*ETSModel, error) {
 		dampeds = []bool{*spec.Damped}
 	}
 
-	ws := newETSWorkspace(n, m)
+	ws := newETSWorkspace(m)
 	var best *ETSModel
 	bestIC := math.Inf(1)
 	var reasons []string
-	for _, e := range errors {
+	for _, e := range errTypes {
 		for _, t := range trends {
 			for _, s := range seasons {
 				for _, d := range dampeds {
@@ -255,7 +258,7 @@ func (e *ETSModel) Refit(y []float64) (*ETSModel, error) {
 			return nil, err
 		}
 		if etsIsConstant(y) {
-			return etsConstantModel(y, e.Period, opt), nil
+			return etsConstantModel(y, opt), nil
 		}
 	}
 	d := e.Damped
@@ -311,8 +314,11 @@ func (f etsForm) name() string {
 	return fmt.Sprintf("ETS(%c,%c%s,%c)", f.err, f.trend, d, f.season)
 }
 
+// auto reports whether the spec leaves every component to the criterion,
+// which is when R's ets checks for a constant series (missing(model);
+// damped does not matter there).
 func (s ETSSpec) auto() bool {
-	return s.Error == 'Z' && s.Trend == 'Z' && s.Season == 'Z' && s.Damped == nil
+	return s.Error == 'Z' && s.Trend == 'Z' && s.Season == 'Z'
 }
 
 // spec validates opt.Spec and fills in 'Z' for zero components.
@@ -392,7 +398,7 @@ func etsIsConstant(y []float64) bool {
 // etsConstantModel is R's answer to a constant series: ses(y, alpha =
 // 0.99999, initial = "simple"), simple exponential smoothing from l0 = y[0]
 // with no estimation.
-func etsConstantModel(y []float64, period int, opt ETSOptions) *ETSModel {
+func etsConstantModel(y []float64, opt ETSOptions) *ETSModel {
 	const alpha = 0.99999
 	n := len(y)
 	fitted := make([]float64, n)

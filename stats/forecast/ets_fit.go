@@ -18,7 +18,7 @@ type etsWorkspace struct {
 	state []float64
 }
 
-func newETSWorkspace(n, m int) *etsWorkspace {
+func newETSWorkspace(m int) *etsWorkspace {
 	return &etsWorkspace{ring: make([]float64, max(m, 1)), state: make([]float64, m+2)}
 }
 
@@ -45,12 +45,13 @@ func etsFitForm(y []float64, period int, f etsForm, opt *ETSOptions, ws *etsWork
 		return nil, fmt.Errorf("%d parameters for %d observations", np, n)
 	}
 
+	nfull := nstate // the free states and, with a season, the last one
+	if f.season != 'N' {
+		nfull++
+	}
 	t := &etsTarget{f: f, m: m, nstate: nstate, y: y,
 		run:   etsRun{f: f, m: m, ring: ws.ring[:m]},
-		state: ws.state[:nstate+min(1, m-1)]}
-	if f.season == 'N' {
-		t.state = ws.state[:nstate]
-	}
+		state: ws.state[:nfull]}
 	maxit := opt.MaxIter
 	if maxit == 0 {
 		maxit = 2000

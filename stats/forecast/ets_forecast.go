@@ -18,11 +18,13 @@ const etsPaths = 1000
 //   - class 1 (additive errors, no multiplicative component) and class 2
 //     (multiplicative errors, additive or no trend and season): the point
 //     forecasts of the recursion and Gaussian quantiles with the exact
-//     forecast variance of Hyndman et al. (2008, ch. 6);
+//     forecast variance of Hyndman et al. (2008, ch. 6), including R's
+//     slip for seasonal forms without a trend, whose γ enters the
+//     variance one step early (R's class1 puts it on s2, not s1);
 //   - class 3 (multiplicative errors and season, additive or no trend): R's
-//     class3() mean and variance (exact first two moments, which for
-//     h > m differ slightly from the recursion's point forecast) and
-//     Gaussian quantiles;
+//     class3() mean and variance (the first two moments, which differ
+//     slightly from the recursion's point forecast) and Gaussian quantiles.
+//     R's forecast.ets simulates only the remaining forms;
 //   - other forms (a multiplicative trend): the recursion's point forecasts
 //     and the empirical quantiles of 1000 paths simulated with Gaussian
 //     innovations (multiplicative ones truncated at −1, as R), seeded by
@@ -143,9 +145,12 @@ func (e *ETSModel) class12(h int) (mu, v []float64) {
 	return mu, v
 }
 
-// class3 is R's class3(): the exact mean and variance of the forms with
+// class3 is R's class3(): the mean and variance of the forms with
 // multiplicative errors and season (Hyndman et al. 2008, §6.4), through the
 // Kronecker-product recursion of the level-growth and seasonal blocks.
+// We follow R where it departs from the book: with a damped trend R's
+// measurement row is (1, 1), not (1, φ), so the mean starts from
+// (l + b)·s rather than (l + φb)·s.
 func (e *ETSModel) class3(h int) (mu, v []float64) {
 	m := e.Period
 	p1 := 1
