@@ -59,7 +59,8 @@ type ETSOptions struct {
 // trend, then the m seasonal states s1..sm, s1 the most recent and sm the
 // one the next observation uses. Residuals are the innovations: y − ŷ for
 // additive errors and (y − ŷ)/ŷ for multiplicative ones, as R's
-// residuals(fit).
+// residuals(fit). A fitted model is never modified: Forecast and Refit may
+// run concurrently.
 type ETSModel struct {
 	// Error, Trend and Season are 'A', 'M' or 'N'; Damped says whether the
 	// trend is damped.

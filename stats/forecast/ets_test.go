@@ -64,15 +64,16 @@ func etsCheckForecast(t *testing.T, what string, fc forecast.Forecast, want fore
 // Tolerances against R. Our fit follows R's own search: the same starting
 // values, the same objective and R's Nelder–Mead step for step, so it
 // stops where R stops up to the rounding of a different libm and
-// summation order, amplified along the 2000-evaluation path; on the 17
-// series below the log-likelihoods agree to 5e-9 relative and the
-// parameters to 1e-6. Should a platform's rounding (e.g. fused
-// multiply-adds on arm64) send the search elsewhere, the test only asks
-// that we did not stop at a worse criterion than R.
+// summation order, amplified along the 2000-evaluation path. Observed on
+// this machine: criteria within 2e-13 relative (1.6e-10 absolute),
+// parameters within 1e-11, forecasts and quantiles within 2.1e-9 relative
+// (17 automatic fits and 87 fixed forms). Should a platform's rounding
+// (e.g. fused multiply-adds on arm64) send the search elsewhere, the tests
+// only ask that we did not stop at a worse criterion than R, and say so.
 const (
-	etsParamTol = 1e-5 // absolute, on α, β, γ, φ
-	etsICTol    = 1e-6 // relative, on AICc and the log-likelihood
-	etsFcTol    = 1e-6 // relative, on forecasts and quantiles when the fit matches
+	etsParamTol = 1e-6 // absolute, on α, β, γ, φ
+	etsICTol    = 1e-9 // relative, on the criteria and the log-likelihood
+	etsFcTol    = 1e-7 // relative, on forecasts and quantiles when the fit matches
 )
 
 func TestETSAutoMatchesR(t *testing.T) {
@@ -149,7 +150,7 @@ func TestETSAutoMatchesR(t *testing.T) {
 	}
 }
 
-// Every form ets(y) tries, fitted alone, on seven series: 94 fits.
+// Every form ets(y) tries, fitted alone, on seven series: 87 fits.
 func TestETSFixedFormsMatchR(t *testing.T) {
 	ref := forecast.LoadETSReference(t)
 	for _, name := range etsRefNames(ref.Fixed) {
