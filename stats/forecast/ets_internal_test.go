@@ -15,7 +15,7 @@ func etsFormOf(key string) etsForm {
 	return etsForm{key[0], key[1], key[2], len(key) == 4}
 }
 
-func relDiff(a, b float64) float64 {
+func etsRelDiff(a, b float64) float64 {
 	return math.Abs(a-b) / max(math.Abs(b), 1e-300)
 }
 
@@ -44,7 +44,7 @@ func TestETSStartMatchesR(t *testing.T) {
 				t.Fatalf("%s %s: %d starting parameters, R has %d", name, key, len(got), len(want.Par))
 			}
 			for i := range got {
-				if relDiff(got[i], want.Par[i]) > 1e-12 {
+				if etsRelDiff(got[i], want.Par[i]) > 1e-12 {
 					t.Errorf("%s %s: starting parameter %d = %v, R %v", name, key, i, got[i], want.Par[i])
 				}
 			}
@@ -68,15 +68,15 @@ func TestETSStartMatchesR(t *testing.T) {
 			x := append(p.vector(f), init...)
 			x0 := tg.fullState(x)
 			lik := tg.run.lik(s.X, x0, tg.params(x))
-			if relDiff(lik, float64(want.Lik)) > 1e-9 {
+			if etsRelDiff(lik, float64(want.Lik)) > 1e-9 {
 				t.Errorf("%s %s: likelihood at the start = %.12g, R %.12g", name, key, lik, float64(want.Lik))
 			}
 			full := tg.run.full(s.X, x0, tg.params(x))
-			if relDiff(full.lik, float64(want.Lik)) > 1e-9 {
+			if etsRelDiff(full.lik, float64(want.Lik)) > 1e-9 {
 				t.Errorf("%s %s: full pass likelihood = %.12g, R %.12g", name, key, full.lik, float64(want.Lik))
 			}
 			for i := range 3 {
-				if relDiff(full.amse[i], want.AMSE[i]) > 1e-9 {
+				if etsRelDiff(full.amse[i], want.AMSE[i]) > 1e-9 {
 					t.Errorf("%s %s: amse[%d] = %.12g, R %.12g", name, key, i, full.amse[i], want.AMSE[i])
 				}
 			}

@@ -9,42 +9,42 @@ import (
 	"testing"
 )
 
-// RefNum is a number of ets_reference.json; null (R's NULL or NA) reads
+// ETSRefNum is a number of ets_reference.json; null (R's NULL or NA) reads
 // as NaN.
-type RefNum float64
+type ETSRefNum float64
 
-func (r *RefNum) UnmarshalJSON(b []byte) error {
+func (r *ETSRefNum) UnmarshalJSON(b []byte) error {
 	if bytes.Equal(b, []byte("null")) {
-		*r = RefNum(math.NaN())
+		*r = ETSRefNum(math.NaN())
 		return nil
 	}
 	var f float64
 	if err := json.Unmarshal(b, &f); err != nil {
 		return err
 	}
-	*r = RefNum(f)
+	*r = ETSRefNum(f)
 	return nil
 }
 
-// RefNums is a vector of ets_reference.json; jsonlite writes a vector of
+// ETSRefNums is a vector of ets_reference.json; jsonlite writes a vector of
 // length 1 as a bare number.
-type RefNums []float64
+type ETSRefNums []float64
 
-func (r *RefNums) UnmarshalJSON(b []byte) error {
+func (r *ETSRefNums) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if len(b) > 0 && b[0] != '[' {
-		var v RefNum
+		var v ETSRefNum
 		if err := json.Unmarshal(b, &v); err != nil {
 			return err
 		}
-		*r = RefNums{float64(v)}
+		*r = ETSRefNums{float64(v)}
 		return nil
 	}
-	var vs []RefNum
+	var vs []ETSRefNum
 	if err := json.Unmarshal(b, &vs); err != nil {
 		return err
 	}
-	*r = make(RefNums, len(vs))
+	*r = make(ETSRefNums, len(vs))
 	for i, v := range vs {
 		(*r)[i] = float64(v)
 	}
@@ -55,32 +55,32 @@ func (r *RefNums) UnmarshalJSON(b []byte) error {
 type ETSRefFit struct {
 	Method                  string    `json:"method"`
 	Components              []string  `json:"components"`
-	LogLik                  RefNum    `json:"loglik"`
-	AIC                     RefNum    `json:"aic"`
-	AICc                    RefNum    `json:"aicc"`
-	BIC                     RefNum    `json:"bic"`
-	Sigma2                  RefNum    `json:"sigma2"`
-	MSE                     RefNum    `json:"mse"`
-	AMSE                    RefNum    `json:"amse"`
+	LogLik                  ETSRefNum    `json:"loglik"`
+	AIC                     ETSRefNum    `json:"aic"`
+	AICc                    ETSRefNum    `json:"aicc"`
+	BIC                     ETSRefNum    `json:"bic"`
+	Sigma2                  ETSRefNum    `json:"sigma2"`
+	MSE                     ETSRefNum    `json:"mse"`
+	AMSE                    ETSRefNum    `json:"amse"`
 	NPar                    int       `json:"npar"`
-	InitState               RefNums   `json:"initstate"`
-	LastState               RefNums   `json:"laststate"`
-	ResidualsHead           RefNums   `json:"residuals_head"`
-	FittedHead              RefNums   `json:"fitted_head"`
+	InitState               ETSRefNums   `json:"initstate"`
+	LastState               ETSRefNums   `json:"laststate"`
+	ResidualsHead           ETSRefNums   `json:"residuals_head"`
+	FittedHead              ETSRefNums   `json:"fitted_head"`
 	H                       int       `json:"h"`
-	Mean                    RefNums   `json:"mean"`
-	Lower                   []RefNums `json:"lower"` // h rows of the 60, 90, 98 % bounds
-	Upper                   []RefNums `json:"upper"`
-	Alpha, Beta, Gamma, Phi RefNum
+	Mean                    ETSRefNums   `json:"mean"`
+	Lower                   []ETSRefNums `json:"lower"` // h rows of the 60, 90, 98 % bounds
+	Upper                   []ETSRefNums `json:"upper"`
+	Alpha, Beta, Gamma, Phi ETSRefNum
 }
 
 // ETSRefStart is the starting point of one form and R's likelihood there.
 type ETSRefStart struct {
-	Par       RefNums `json:"par"`
-	InitState RefNums `json:"initstate"`
-	Lik       RefNum  `json:"lik"`
-	AMSE      RefNums `json:"amse"`
-	EHead     RefNums `json:"e_head"`
+	Par       ETSRefNums `json:"par"`
+	InitState ETSRefNums `json:"initstate"`
+	Lik       ETSRefNum  `json:"lik"`
+	AMSE      ETSRefNums `json:"amse"`
+	EHead     ETSRefNums `json:"e_head"`
 }
 
 // ETSRefAdmissible is one draw of forecast:::admissible.
@@ -100,9 +100,9 @@ type ETSRefOption struct {
 	Damped                   *bool  `json:"damped"`
 	Model                    string `json:"model"`
 	Method                   string `json:"method"`
-	AICc                     RefNum `json:"aicc"`
-	AIC                      RefNum `json:"aic"`
-	BIC                      RefNum `json:"bic"`
+	AICc                     ETSRefNum `json:"aicc"`
+	AIC                      ETSRefNum `json:"aic"`
+	BIC                      ETSRefNum `json:"bic"`
 }
 
 // ETSReference is testdata/ets_reference.json.
