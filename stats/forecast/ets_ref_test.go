@@ -53,8 +53,8 @@ func (r *ETSRefNums) UnmarshalJSON(b []byte) error {
 
 // ETSRefFit is one fit of ets_reference.R with its forecast.
 type ETSRefFit struct {
-	Method                  string    `json:"method"`
-	Components              []string  `json:"components"`
+	Method                  string       `json:"method"`
+	Components              []string     `json:"components"`
 	LogLik                  ETSRefNum    `json:"loglik"`
 	AIC                     ETSRefNum    `json:"aic"`
 	AICc                    ETSRefNum    `json:"aicc"`
@@ -62,12 +62,12 @@ type ETSRefFit struct {
 	Sigma2                  ETSRefNum    `json:"sigma2"`
 	MSE                     ETSRefNum    `json:"mse"`
 	AMSE                    ETSRefNum    `json:"amse"`
-	NPar                    int       `json:"npar"`
+	NPar                    int          `json:"npar"`
 	InitState               ETSRefNums   `json:"initstate"`
 	LastState               ETSRefNums   `json:"laststate"`
 	ResidualsHead           ETSRefNums   `json:"residuals_head"`
 	FittedHead              ETSRefNums   `json:"fitted_head"`
-	H                       int       `json:"h"`
+	H                       int          `json:"h"`
 	Mean                    ETSRefNums   `json:"mean"`
 	Lower                   []ETSRefNums `json:"lower"` // h rows of the 60, 90, 98 % bounds
 	Upper                   []ETSRefNums `json:"upper"`
@@ -93,13 +93,13 @@ type ETSRefAdmissible struct {
 
 // ETSRefOption is one ets(y, ...) call with non-default arguments.
 type ETSRefOption struct {
-	Series                   string `json:"series"`
-	IC                       string `json:"ic"`
-	AdditiveOnly             bool   `json:"additive.only"`
-	AllowMultiplicativeTrend bool   `json:"allow.multiplicative.trend"`
-	Damped                   *bool  `json:"damped"`
-	Model                    string `json:"model"`
-	Method                   string `json:"method"`
+	Series                   string    `json:"series"`
+	IC                       string    `json:"ic"`
+	AdditiveOnly             bool      `json:"additive.only"`
+	AllowMultiplicativeTrend bool      `json:"allow.multiplicative.trend"`
+	Damped                   *bool     `json:"damped"`
+	Model                    string    `json:"model"`
+	Method                   string    `json:"method"`
 	AICc                     ETSRefNum `json:"aicc"`
 	AIC                      ETSRefNum `json:"aic"`
 	BIC                      ETSRefNum `json:"bic"`
