@@ -501,6 +501,8 @@ func lineup(opt ContestOptions, train int) []candidate {
 		)
 	}
 	cs = append(cs, etsCandidates(opt, seasons)...)
+	cs = append(cs, stlCandidates(opt, seasons)...)
+	cs = append(cs, tslmCandidates(opt, seasons)...)
 	// Keys stay unique when two seasons share a code.
 	seen := map[string]int{}
 	for i := range cs {
@@ -542,6 +544,55 @@ func etsCandidates(opt ContestOptions, seasons []Season) []candidate {
 	}
 	if len(out) == 0 {
 		add("ETS", 1)
+	}
+	return out
+}
+
+// stlCandidates are STL-ETS per season that has more than two full
+// cycles in the fitting part (MSTL's need).
+func stlCandidates(opt ContestOptions, seasons []Season) []candidate {
+	var out []candidate
+	for _, s := range seasons {
+		m := s.lag()
+		key := seasonalKey("STL-ETS", s)
+		out = append(out, candidate{key: key,
+			fit: func(y []float64, _ [][]float64) (Model, error) {
+				return STLModelFit(y, m, "STL-ETS", func(adj []float64) (Model, error) {
+					return ETSNonSeasonal(adj, ETSOptions{Seed: opt.Seed})
+				})
+			},
+			refit: func(old Model, y []float64, _ [][]float64) (Model, error) {
+				inner := old.(*STLModel).Inner.(*ETSModel)
+				return STLModelFit(y, m, "STL-ETS", func(adj []float64) (Model, error) { return inner.Refit(adj) })
+			},
+		})
+	}
+	return out
+}
+
+// tslmCandidates are TSLM per season (trend, seasonal dummies up to 24
+// seasons or Fourier pairs with K by AICc, and the regressors), "TSLM"
+// (trend and regressors) without seasons, and "LM" (regressors only)
+// when there are regressors.
+func tslmCandidates(opt ContestOptions, seasons []Season) []candidate {
+	refit := func(m Model, y []float64, x [][]float64) (Model, error) { return m.(*TSLMModel).Refit(y, x) }
+	var out []candidate
+	for _, s := range seasons {
+		o := TSLMOptions{}
+		if s.Period != float64(s.lag()) {
+			o.FourierPeriod = s.Period
+		}
+		m := s.lag()
+		out = append(out, candidate{key: seasonalKey("TSLM", s), refit: refit,
+			fit: func(y []float64, x [][]float64) (Model, error) { return TSLM(y, m, x, o) }})
+	}
+	if len(seasons) == 0 {
+		out = append(out, candidate{key: "TSLM", refit: refit,
+			fit: func(y []float64, x [][]float64) (Model, error) { return TSLM(y, 1, x, TSLMOptions{}) }})
+	}
+	if len(opt.Xreg) > 0 {
+		out = append(out, candidate{key: "LM", refit: refit,
+			fit: func(y []float64, x [][]float64) (Model, error) { return LM(y, x) }})
 	}
 	return out
 }
