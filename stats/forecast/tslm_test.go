@@ -635,7 +635,9 @@ func TestTSLMLongSeries(t *testing.T) {
 	if _, err := d.Forecast(48, nil); err != nil {
 		t.Fatal(err)
 	}
-	if el := time.Since(start); el > 10*time.Second {
+	// About 0.5 s on an idle 2-core machine; the bound leaves room for a
+	// busy one.
+	if el := time.Since(start); el > 10*time.Second && !tslmRace {
 		t.Errorf("took %v", el)
 	}
 	t.Logf("K = %d for period 168, %v for both fits", m.Options.K, time.Since(start))
