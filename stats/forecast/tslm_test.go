@@ -654,8 +654,8 @@ func BenchmarkTSLM(b *testing.B) {
 	}{
 		{"co2/dummies", co2, 12, TSLMOptions{}},
 		{"co2/fourier-auto", co2, 12, TSLMOptions{Season: TSLMSeasonFourier}},
-		{"daily2000/annual-fourier-auto", long, 7, TSLMOptions{FourierPeriod: 365.25}},
-		{"hourly2000/weekly-fourier-auto", long, 168, TSLMOptions{}},
+		{"n2000/P365.25-fourier-auto", long, 7, TSLMOptions{FourierPeriod: 365.25}},
+		{"n2000/P168-fourier-auto", long, 168, TSLMOptions{}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
