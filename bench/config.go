@@ -26,14 +26,19 @@ const (
 	// Reads/session, Reads/page; see [RunReads]). It runs only when asked
 	// for: it is not in [Workloads].
 	WorkloadReads = "reads"
+	// WorkloadForecast is the forecast accuracy and speed workload against
+	// R's forecast package (Forecast/…; see [RunForecast]). It needs no
+	// server, but R's side takes minutes, so it runs only when asked for:
+	// it is not in [Workloads].
+	WorkloadForecast = "forecast"
 )
 
 // Workloads lists every workload in the order [Run] runs them.
 var Workloads = []string{WorkloadImport, WorkloadImportURL, WorkloadStats, WorkloadCSV, WorkloadView, WorkloadRegression}
 
 // AllWorkloads is [Workloads] and the workloads that run only when named
-// ([WorkloadReads]), in the order [Run] runs them.
-var AllWorkloads = append(slices.Clone(Workloads), WorkloadReads)
+// ([WorkloadReads], [WorkloadForecast]), in the order [Run] runs them.
+var AllWorkloads = append(slices.Clone(Workloads), WorkloadReads, WorkloadForecast)
 
 // Config describes one benchmark session. The zero value of each field
 // means the documented default; Vatic and Dir are required.
@@ -107,6 +112,35 @@ type Config struct {
 	// ReadsRows is the number of rows of the dataset whose first page the
 	// reads workload reads; default 100,000.
 	ReadsRows int
+	// ForecastData is the directory of the forecast workload's CSV series
+	// (co2_weekly.csv, elec_equip_monthly.csv, nile_yearly.csv): the
+	// repository's ../shared/data, the default, relative to the working
+	// directory.
+	ForecastData string
+	// ForecastSeries is the JSON file of R's datasets the forecast
+	// workload takes AirPassengers, co2 and UKDriverDeaths from; default
+	// stats/forecast/testdata/series.json.
+	ForecastSeries string
+	// ForecastOnly, when not empty, restricts the forecast workload to
+	// these series (names of [ForecastSeriesNames]), on both sides.
+	ForecastOnly []string
+	// Rscript runs the forecast workload's R side (forecast.R, embedded);
+	// default "Rscript", looked up in PATH. When it is not found, the R
+	// side is skipped and the report says so.
+	Rscript string
+	// ForecastRJSON, when set, is a saved output of forecast.R, read
+	// instead of running R.
+	ForecastRJSON string
+	// ForecastRRepeats is how many times forecast.R times each fit (the
+	// median is reported; a fit over 5 s runs once); default 3.
+	ForecastRRepeats int
+	// Forecaster is our side of the forecast workload, the whole contest
+	// per series; default [SeasonalNaiveForecaster], a placeholder
+	// baseline, until the contest exists.
+	Forecaster Forecaster
+	// ForecasterName labels Forecaster in the report; default
+	// [SeasonalNaiveLabel] for the default Forecaster.
+	ForecasterName string
 	// Progress receives one line per step, for a human watching; nil discards.
 	Progress io.Writer
 }
@@ -138,6 +172,24 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ReadsRows == 0 {
 		c.ReadsRows = 100_000
+	}
+	if c.ForecastData == "" {
+		c.ForecastData = "../shared/data"
+	}
+	if c.ForecastSeries == "" {
+		c.ForecastSeries = "stats/forecast/testdata/series.json"
+	}
+	if c.Rscript == "" {
+		c.Rscript = "Rscript"
+	}
+	if c.ForecastRRepeats == 0 {
+		c.ForecastRRepeats = 3
+	}
+	if c.Forecaster == nil {
+		c.Forecaster, c.ForecasterName = SeasonalNaiveForecaster, SeasonalNaiveLabel
+	}
+	if c.ForecasterName == "" {
+		c.ForecasterName = "unnamed Forecaster"
 	}
 	if c.Progress == nil {
 		c.Progress = io.Discard
@@ -175,6 +227,14 @@ func (c Config) Validate() error {
 	}
 	if c.ReadsDuration < 0 || c.ReadsConns < 1 || c.ReadsRows < 1 {
 		errs = append(errs, fmt.Errorf("bench: ReadsDuration = %v, ReadsConns = %d, ReadsRows = %d, want positive values", c.ReadsDuration, c.ReadsConns, c.ReadsRows))
+	}
+	if c.ForecastRRepeats < 1 {
+		errs = append(errs, fmt.Errorf("bench: ForecastRRepeats = %d, want at least 1", c.ForecastRRepeats))
+	}
+	for _, name := range c.ForecastOnly {
+		if !slices.Contains(ForecastSeriesNames(), name) {
+			errs = append(errs, fmt.Errorf("bench: unknown forecast series %q (known: %s)", name, strings.Join(ForecastSeriesNames(), ",")))
+		}
 	}
 	if c.BaseURL != "" && !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
 		errs = append(errs, fmt.Errorf("bench: BaseURL %q is not an http(s) URL", c.BaseURL))

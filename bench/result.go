@@ -70,7 +70,7 @@ func WriteHeader(w io.Writer, rows int, seed int64) error {
 	if err == nil {
 		_, err = fmt.Fprintf(w, "Unit %s better=higher\n", UnitReqPerSec)
 	}
-	for _, u := range []string{UnitRSSGrowth, UnitRMSE, UnitClientNs, UnitPeakRSS, UnitMaxLatency, UnitBusy, UnitP50Ns, UnitP99Ns} {
+	for _, u := range []string{UnitRSSGrowth, UnitRMSE, UnitClientNs, UnitPeakRSS, UnitMaxLatency, UnitBusy, UnitP50Ns, UnitP99Ns, UnitMASE} {
 		if err == nil {
 			_, err = fmt.Fprintf(w, "Unit %s better=lower\n", u)
 		}
@@ -215,7 +215,8 @@ func Checks(results []Result) []Check {
 		out = append(out, c)
 	}
 	out = append(out, regressionChecks(results)...)
-	return append(out, readsChecks(results)...)
+	out = append(out, readsChecks(results)...)
+	return append(out, forecastChecks(results)...)
 }
 
 // regressionChecks evaluates the regression workload: our champions' mean

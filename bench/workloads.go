@@ -61,8 +61,9 @@ func Run(ctx context.Context, cfg Config, workloads []string) ([]Result, error) 
 			fmt.Fprintf(cfg.Progress, "view: skipped; it needs servers the harness starts, not -url\n")
 			continue
 		}
-		if (w == WorkloadView || w == WorkloadRegression || w == WorkloadReads) && read != nil {
-			// These workloads start their own servers; stop the idle one.
+		if (w == WorkloadView || w == WorkloadRegression || w == WorkloadReads || w == WorkloadForecast) && read != nil {
+			// These workloads start their own servers (or need none); stop
+			// the idle one.
 			if read.srv == nil {
 				read.c.Delete(context.WithoutCancel(ctx), readName)
 			}
@@ -114,6 +115,8 @@ func Run(ctx context.Context, cfg Config, workloads []string) ([]Result, error) 
 			rs, err = RunRegression(ctx, cfg)
 		case WorkloadReads:
 			rs, err = RunReads(ctx, cfg)
+		case WorkloadForecast:
+			rs, err = RunForecast(ctx, cfg)
 		}
 		results = append(results, rs...)
 		if err != nil {

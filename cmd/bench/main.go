@@ -4,7 +4,7 @@
 //
 // Usage, from the repository root after make build:
 //
-//	go run ./cmd/bench [-rows 2000000] [-runs 3] [-workloads import,importurl,stats,csv,view,regression,reads] [-out bench.txt]
+//	go run ./cmd/bench [-rows 2000000] [-runs 3] [-workloads import,importurl,stats,csv,view,regression,reads,forecast] [-out bench.txt]
 //
 // Every flag has an environment twin, VATIC_BENCH_ plus the flag name in
 // upper snake case (VATIC_BENCH_ROWS); the command line wins.
@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -57,7 +58,7 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		runs      = fs.Int("runs", 3, "runs per workload; the summary uses medians")
 		seed      = fs.Int64("seed", 1, "seed of the generated CSV file")
 		dir       = fs.String("dir", "bench/.data", "directory for the generated files (reused) and scratch data (removed)")
-		workloads = fs.String("workloads", strings.Join(bench.Workloads, ","), "comma-separated workloads: import (plain and gzip), importurl (plain and gzip), stats, csv, view, regression; also reads (the read-path load test, only when named)")
+		workloads = fs.String("workloads", strings.Join(bench.Workloads, ","), "comma-separated workloads: import (plain and gzip), importurl (plain and gzip), stats, csv, view, regression; also reads (the read-path load test) and forecast (forecast accuracy and speed against R), only when named")
 		out       = fs.String("out", "", "also write the report to this file")
 		baseURL   = fs.String("url", "", "measure the already running server at this API base (http://host:port/v1) instead of starting one; no RSS figures")
 		apiKey    = fs.String("api-key", "", "api-key for -url")
@@ -71,6 +72,12 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		readsDur  = fs.Duration("reads-duration", 15*time.Second, "how long each phase of the reads workload sends requests")
 		readsConn = fs.Int("reads-conns", 64, "concurrent connections of the reads workload")
 		readsRows = fs.Int("reads-rows", 100_000, "rows of the dataset whose first page of 100 the reads workload reads")
+		fcData    = fs.String("forecast-data", "../shared/data", "directory of the forecast workload's CSV series (co2_weekly, elec_equip_monthly, nile_yearly)")
+		fcSeries  = fs.String("forecast-series", "stats/forecast/testdata/series.json", "JSON file of R's datasets (AirPassengers, co2, UKDriverDeaths) for the forecast workload")
+		fcOnly    = fs.String("forecast-only", "", "comma-separated series the forecast workload runs on both sides (default all: "+strings.Join(bench.ForecastSeriesNames(), ",")+")")
+		rscript   = fs.String("rscript", "Rscript", "Rscript with the forecast (8.20) and jsonlite packages for the forecast workload's reference side; when missing, that side is skipped")
+		fcRJSON   = fs.String("forecast-r-json", "", "read R's side of the forecast workload from this saved output of bench/forecast.R instead of running R")
+		fcRRep    = fs.Int("forecast-r-repeats", 3, "times forecast.R times each R fit (median reported; a fit over 5 s runs once)")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: bench [flags]\n\nEach flag also reads the environment variable %s<FLAG> (upper snake case).\n\n", envPrefix)
@@ -104,8 +111,18 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 	if err != nil {
 		return err
 	}
-	if st, err := os.Stat(bin); err != nil || st.IsDir() {
-		return fmt.Errorf("vatic binary %s not found; run make build first or pass -vatic", bin)
+	// The forecast workload calls a Forecaster in this process: it needs
+	// no binary.
+	if slices.ContainsFunc(wl, func(w string) bool { return w != bench.WorkloadForecast }) {
+		if st, err := os.Stat(bin); err != nil || st.IsDir() {
+			return fmt.Errorf("vatic binary %s not found; run make build first or pass -vatic", bin)
+		}
+	}
+	var only []string
+	for _, name := range strings.Split(*fcOnly, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			only = append(only, name)
+		}
 	}
 	cfg := bench.Config{
 		BaseURL:          *baseURL,
@@ -126,7 +143,17 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		ReadsDuration:    *readsDur,
 		ReadsConns:       *readsConn,
 		ReadsRows:        *readsRows,
-		Progress:         stderr,
+		ForecastData:     *fcData,
+		ForecastSeries:   *fcSeries,
+		ForecastOnly:     only,
+		Rscript:          *rscript,
+		ForecastRJSON:    *fcRJSON,
+		ForecastRRepeats: *fcRRep,
+		// Until the forecast contest exists, the forecast workload runs a
+		// seasonal naive baseline, labelled as such in the report.
+		Forecaster:     bench.SeasonalNaiveForecaster,
+		ForecasterName: bench.SeasonalNaiveLabel,
+		Progress:       stderr,
 	}
 	if err := cfg.Validate(); err != nil {
 		return err

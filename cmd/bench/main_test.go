@@ -44,3 +44,33 @@ func TestRunFlags(t *testing.T) {
 		t.Errorf("run(-h) = %v, want flag.ErrHelp", err)
 	}
 }
+
+// TestRunForecastWorkload: the forecast workload needs no vatic binary; its
+// flags reach the configuration, and the report names the placeholder.
+func TestRunForecastWorkload(t *testing.T) {
+	noEnv := func(string) (string, bool) { return "", false }
+	var out strings.Builder
+	args := []string{"-workloads", "forecast", "-vatic", "/nonexistent/vatic", "-runs", "1", "-dir", t.TempDir(),
+		"-forecast-series", "../../stats/forecast/testdata/series.json", "-forecast-only", "AirPassengers, co2",
+		"-forecast-r-json", "../../bench/testdata/forecast-r.json"}
+	if err := run(t.Context(), args, noEnv, &out, io.Discard); err != nil {
+		t.Fatalf("run(%q) = %v", args, err)
+	}
+	for _, want := range []string{"BenchmarkForecast/series=co2/impl=vatic\t", "BenchmarkForecast/series=AirPassengers/method=arima/impl=r\t",
+		"seasonal_naive (placeholder baseline, not the contest)", "MASE geomean vatic÷best R"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "UKDriverDeaths") {
+		t.Errorf("-forecast-only ignored:\n%s", out.String())
+	}
+	err := run(t.Context(), []string{"-workloads", "forecast", "-forecast-only", "nottem"}, noEnv, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), `unknown forecast series "nottem"`) {
+		t.Errorf("-forecast-only nottem: %v", err)
+	}
+	err = run(t.Context(), []string{"-workloads", "forecast,csv", "-vatic", "/nonexistent/vatic"}, noEnv, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("forecast,csv without the binary: %v", err)
+	}
+}

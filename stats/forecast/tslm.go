@@ -423,8 +423,8 @@ func tslmChooseK(y []float64, xreg [][]float64, s tslmSpec, maxK int, key string
 	return best, aicc, nil
 }
 
-// tslmOrthogonalize runs a Gram–Schmidt pass (modified, with one
-// reorthogonalisation) over the columns in order, as lm's dqrdc2 pivots:
+// tslmOrthogonalize runs a Gram–Schmidt pass (modified, reorthogonalised
+// when needed) over the columns in order, as lm's dqrdc2 pivots:
 // a column whose norm, once projected off the columns kept before it, falls
 // below 1e-7 of its own norm is aliased (a zero column always is). It
 // returns the orthonormal basis of the kept columns, and after each column
@@ -436,12 +436,20 @@ func tslmOrthogonalize(y []float64, cols [][]float64) (q [][]float64, rank []int
 	for j, c := range cols {
 		v := append([]float64(nil), c...)
 		norm0 := tslmNorm(v)
-		for range 2 {
+		// A second pass only when the first cancelled much of the column
+		// (Kahan–Parlett "twice is enough"): nearly orthogonal columns,
+		// Fourier terms among them, skip it.
+		nv := norm0
+		for pass := 0; pass < 2 && len(q) > 0; pass++ {
 			for _, b := range q {
 				floats.AddScaled(v, -floats.Dot(b, v), b)
 			}
+			before := nv
+			if nv = tslmNorm(v); nv > 0.5*before {
+				break
+			}
 		}
-		if nv := tslmNorm(v); norm0 > 0 && nv >= tslmAliasTol*norm0 {
+		if norm0 > 0 && nv >= tslmAliasTol*norm0 {
 			floats.Scale(1/nv, v)
 			q = append(q, v)
 			floats.AddScaled(res, -floats.Dot(v, res), v)

@@ -635,7 +635,9 @@ func TestTSLMLongSeries(t *testing.T) {
 	if _, err := d.Forecast(48, nil); err != nil {
 		t.Fatal(err)
 	}
-	if el := time.Since(start); el > 10*time.Second {
+	// About 0.5 s on an idle 2-core machine; the bound leaves room for a
+	// busy one.
+	if el := time.Since(start); el > 10*time.Second && !tslmRace {
 		t.Errorf("took %v", el)
 	}
 	t.Logf("K = %d for period 168, %v for both fits", m.Options.K, time.Since(start))
@@ -652,8 +654,8 @@ func BenchmarkTSLM(b *testing.B) {
 	}{
 		{"co2/dummies", co2, 12, TSLMOptions{}},
 		{"co2/fourier-auto", co2, 12, TSLMOptions{Season: TSLMSeasonFourier}},
-		{"daily2000/annual-fourier-auto", long, 7, TSLMOptions{FourierPeriod: 365.25}},
-		{"hourly2000/weekly-fourier-auto", long, 168, TSLMOptions{}},
+		{"n2000/P365.25-fourier-auto", long, 7, TSLMOptions{FourierPeriod: 365.25}},
+		{"n2000/P168-fourier-auto", long, 168, TSLMOptions{}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
