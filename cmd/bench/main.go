@@ -149,10 +149,8 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		Rscript:          *rscript,
 		ForecastRJSON:    *fcRJSON,
 		ForecastRRepeats: *fcRRep,
-		// Until the forecast contest exists, the forecast workload runs a
-		// seasonal naive baseline, labelled as such in the report.
-		Forecaster:     bench.SeasonalNaiveForecaster,
-		ForecasterName: bench.SeasonalNaiveLabel,
+		Forecaster:     bench.ContestForecaster,
+		ForecasterName: bench.ContestLabel,
 		Progress:       stderr,
 	}
 	if err := cfg.Validate(); err != nil {

@@ -46,7 +46,7 @@ func TestRunFlags(t *testing.T) {
 }
 
 // TestRunForecastWorkload: the forecast workload needs no vatic binary; its
-// flags reach the configuration, and the report names the placeholder.
+// flags reach the configuration, and the report names the contest.
 func TestRunForecastWorkload(t *testing.T) {
 	noEnv := func(string) (string, bool) { return "", false }
 	var out strings.Builder
@@ -57,7 +57,7 @@ func TestRunForecastWorkload(t *testing.T) {
 		t.Fatalf("run(%q) = %v", args, err)
 	}
 	for _, want := range []string{"BenchmarkForecast/series=co2/impl=vatic\t", "BenchmarkForecast/series=AirPassengers/method=arima/impl=r\t",
-		"seasonal_naive (placeholder baseline, not the contest)", "MASE geomean vatic÷best R"} {
+		"forecast.Contest (both variants", "MASE geomean vatic÷best R"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}
