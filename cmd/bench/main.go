@@ -149,9 +149,9 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		Rscript:          *rscript,
 		ForecastRJSON:    *fcRJSON,
 		ForecastRRepeats: *fcRRep,
-		Forecaster:     bench.ContestForecaster,
-		ForecasterName: bench.ContestLabel,
-		Progress:       stderr,
+		Forecaster:       bench.ContestForecaster,
+		ForecasterName:   bench.ContestLabel,
+		Progress:         stderr,
 	}
 	if err := cfg.Validate(); err != nil {
 		return err
