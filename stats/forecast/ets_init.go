@@ -188,10 +188,10 @@ func etsFourierTrend(y []float64, m int) (a, b float64, err error) {
 		x.Set(i, 1, t)
 		arg := 2 * t / float64(m) // sinpi/cospi arguments
 		if m == 2 {
-			x.Set(i, 2, etsCosPi(arg))
+			x.Set(i, 2, cosPi(arg))
 		} else {
-			x.Set(i, 2, etsSinPi(arg))
-			x.Set(i, 3, etsCosPi(arg))
+			x.Set(i, 2, sinPi(arg))
+			x.Set(i, 3, cosPi(arg))
 		}
 	}
 	var beta mat.VecDense
@@ -199,41 +199,6 @@ func etsFourierTrend(y []float64, m int) (a, b float64, err error) {
 		return 0, 0, errors.New("the seasonal regression is singular")
 	}
 	return beta.AtVec(0), beta.AtVec(1), nil
-}
-
-// etsSinPi and etsCosPi are sin(πx) and cos(πx) with the argument reduced
-// modulo 2 first, so that integer and half-integer arguments are exact, as
-// R's sinpi and cospi.
-func etsSinPi(x float64) float64 {
-	x = math.Mod(x, 2)
-	switch {
-	case x <= -1:
-		x += 2
-	case x > 1:
-		x -= 2
-	}
-	switch x {
-	case 0, 1:
-		return 0
-	case 0.5:
-		return 1
-	case -0.5:
-		return -1
-	}
-	return math.Sin(math.Pi * x)
-}
-
-func etsCosPi(x float64) float64 {
-	x = math.Mod(math.Abs(x), 2)
-	switch x {
-	case 0.5, 1.5:
-		return 0
-	case 1:
-		return -1
-	case 0:
-		return 1
-	}
-	return math.Cos(math.Pi * x)
 }
 
 // etsLineFit returns the intercept and slope of the least-squares line

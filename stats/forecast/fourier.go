@@ -34,13 +34,13 @@ func Fourier(n int, period float64, K int, offset int) [][]float64 {
 		if fourierSineKept(p) {
 			s := make([]float64, n)
 			for i := range n {
-				s[i] = fourierSinpi(2 * p * float64(offset+i+1))
+				s[i] = sinPi(2 * p * float64(offset+i+1))
 			}
 			out = append(out, s)
 		}
 		c := make([]float64, n)
 		for i := range n {
-			c[i] = fourierCospi(2 * p * float64(offset+i+1))
+			c[i] = cosPi(2 * p * float64(offset+i+1))
 		}
 		out = append(out, c)
 	}
@@ -77,8 +77,10 @@ func fourierSineKept(p float64) bool {
 	return math.Abs(2*p-math.Round(2*p)) > 0x1p-52
 }
 
-// fourierSinpi is R's sinpi: sin(πx), exact at multiples of ½.
-func fourierSinpi(x float64) float64 {
+// sinPi is R's sinpi: sin(πx), exact at multiples of ½ (the argument
+// reduced modulo 2 first). Fourier terms, ETS's initial seasonal states
+// and tsoutliers' seasonal regressors all use it, as R does.
+func sinPi(x float64) float64 {
 	x = math.Mod(x, 2)
 	if x <= -1 {
 		x += 2
@@ -96,8 +98,8 @@ func fourierSinpi(x float64) float64 {
 	return math.Sin(math.Pi * x)
 }
 
-// fourierCospi is R's cospi: cos(πx), exact at multiples of ½.
-func fourierCospi(x float64) float64 {
+// cosPi is R's cospi: cos(πx), exact at multiples of ½.
+func cosPi(x float64) float64 {
 	x = math.Mod(math.Abs(x), 2)
 	if math.Mod(x, 1) == 0.5 {
 		return 0

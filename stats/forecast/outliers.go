@@ -233,9 +233,9 @@ func outliersRegressionFill(x []float64, miss []bool, obs []int, period int) ([]
 		for j := 1; j <= k; j++ {
 			p := float64(j) / float64(period)
 			if math.Abs(2*p-math.Round(2*p)) > 2.220446049250313e-16 {
-				dst = append(dst, outliersSinPi(2*p*tt))
+				dst = append(dst, sinPi(2*p*tt))
 			}
-			dst = append(dst, outliersCosPi(2*p*tt))
+			dst = append(dst, cosPi(2*p*tt))
 		}
 		u := 0.0
 		if n > 1 {
@@ -278,38 +278,4 @@ func outliersRegressionFill(x []float64, miss []bool, obs []int, period int) ([]
 		}
 	}
 	return out, true
-}
-
-// outliersSinPi is R's sinpi(x) = sin(πx), exact at multiples of 1/2.
-func outliersSinPi(x float64) float64 {
-	x = math.Mod(x, 2)
-	if x <= -1 {
-		x += 2
-	} else if x > 1 {
-		x -= 2
-	}
-	switch x {
-	case 0, 1:
-		return 0
-	case 0.5:
-		return 1
-	case -0.5:
-		return -1
-	}
-	return math.Sin(math.Pi * x)
-}
-
-// outliersCosPi is R's cospi(x) = cos(πx), exact at multiples of 1/2.
-func outliersCosPi(x float64) float64 {
-	x = math.Mod(math.Abs(x), 2)
-	if math.Mod(x, 1) == 0.5 {
-		return 0
-	}
-	switch x {
-	case 1:
-		return -1
-	case 0:
-		return 1
-	}
-	return math.Cos(math.Pi * x)
 }
