@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,14 +47,15 @@ func dailySeries(n, extra int) string {
 
 // monthlySeries is a CSV of n months from 2005-01: orders with an
 // annual cycle and a trend, as two rows per month of half the value each
-// (the session's aggregation sum adds them up).
+// (the session's aggregation sum adds them up), and a temp feature with
+// values over the data only.
 func monthlySeries(n int) string {
 	var b strings.Builder
-	b.WriteString("timestamp,orders\n")
+	b.WriteString("timestamp,orders,temp\n")
 	for i := range n {
 		y := 80 + 0.2*float64(i) + 15*math.Sin(2*math.Pi*float64(i%12)/12) + 3*math.Cos(float64(i)*2.3)
 		for _, day := range []int{3, 17} {
-			fmt.Fprintf(&b, "%s,%.3f\n", time.Date(2005, time.Month(1+i), day, 6, 0, 0, 0, time.UTC).Format(time.RFC3339), y/2)
+			fmt.Fprintf(&b, "%s,%.3f,%.1f\n", time.Date(2005, time.Month(1+i), day, 6, 0, 0, 0, time.UTC).Format(time.RFC3339), y/2, 10+float64(i%12))
 		}
 	}
 	return b.String()
@@ -260,7 +264,7 @@ func TestForecastSessionDailyWithFeature(t *testing.T) {
 	res = s.do(t, http.MethodGet, sid+"/contest/selection", nil)
 	goldenSession(t, "forecast_selection", res.body)
 	// 200 days of history: day 50, without a row, imputed.
-	if !strings.Contains(string(res.body), `"metrics":{"featureCount":1,"observationCount":200,"testCount":14,"trainingCount":186}`) {
+	if !strings.Contains(string(res.body), `"metrics":{"featureCount":1,"observationCount":200,"testCount":14,"trainingCount":186,"weeklySeasonality":`) {
 		t.Errorf("selection = %s", res.body)
 	}
 }
@@ -304,22 +308,43 @@ func TestForecastSessionMonthly(t *testing.T) {
 	t.Parallel()
 	s := newServer(t)
 	s.putCSV(t, "orders", monthlySeries(120))
-	// Query parameters, the window a year after the data (a gap of 12
-	// months that the forecast covers and does not return).
-	created := s.createForecast(t, `{"dataSetName": "orders", "targetColumn": "orders", "resultInterval": "month", "startDate": "2016-01-15", "endDate": "2016-12-01",
-		"columns": {"orders": {"dataType": "numericMeasure", "aggregation": "sum"}}}`)
+	// A view of the dataset is a data source like any other.
+	if res := s.do(t, http.MethodPut, "/v1/views/ordersview", `{"dataSetName": "orders"}`); res.status != http.StatusCreated {
+		t.Fatalf("PUT view = %d %s", res.status, res.body)
+	}
+	// Parameters in the query and the body, as the Ruby client sends
+	// them; the window a year after the data (a gap of 12 months that
+	// the forecast covers and does not return).
+	const query = "/v1/sessions/forecast?dataSetName=ordersview&targetColumn=orders&resultInterval=month&startDate=2016-01-15&endDate=2016-12-01"
+	body := `{"columns": {"orders": {"dataType": "numericMeasure", "aggregation": "sum"}}}`
+	res := s.do(t, http.MethodPost, query+"&isEstimate=true", body, "Content-Type", "application/json")
+	if est := decode[forecastJSON](t, res); res.status != http.StatusOK || est.Status != "estimated" || !est.IsEstimate {
+		t.Errorf("estimate = %d %s", res.status, res.body)
+	}
+	res = s.do(t, http.MethodPost, query, body, "Content-Type", "application/json")
+	if res.status != http.StatusOK {
+		t.Fatalf("POST forecast = %d %s", res.status, res.body)
+	}
+	created := decode[forecastJSON](t, res)
+	if created.ResultInterval != "month" || created.DataSourceName != "ordersview" {
+		t.Errorf("created = %+v", created)
+	}
 	done := s.waitSession(t, created.SessionID)
 	if done.Status != "completed" {
 		t.Fatalf("session = %+v", done)
 	}
-	gap := false
+	var msgs []string
 	for _, m := range done.Messages {
-		if strings.Contains(m.Message, "12 month buckets before the forecast window") {
-			gap = true
-		}
+		msgs = append(msgs, m.Severity+": "+m.Message)
 	}
-	if !gap {
-		t.Errorf("messages = %+v, want the gap", done.Messages)
+	want := []string{
+		"informational: 240 observations were found in the dataset.",
+		"informational: 120 monthly observations were found in the dataset before 2016-12-31T23:59:59.9999999Z.",
+		"warning: Feature column temp has no values for the prediction range of 2016-01-01T00:00:00.0000000Z - 2016-12-31T23:59:59.9999999Z",
+		"informational: The last value of orders is 12 month buckets before the forecast window; the forecast runs from 2015-01-01T00:00:00.0000000Z and only the window is returned.",
+	}
+	if !slices.Equal(msgs, want) {
+		t.Errorf("messages:\n%s\nwant:\n%s", strings.Join(msgs, "\n"), strings.Join(want, "\n"))
 	}
 	sid := "/v1/sessions/" + done.SessionID
 	all := decode[forecastResults](t, s.do(t, http.MethodGet, sid+"/results?pageSize=100", nil))
@@ -410,5 +435,58 @@ func TestForecastSessionBadInput(t *testing.T) {
 			}
 			wantError(t, "contest of a failed forecast", s.do(t, http.MethodGet, "/v1/sessions/"+created.SessionID+"/contest", nil), 404, "NotFound", "")
 		})
+	}
+}
+
+// sharedSeries reads a series of the shared data directory
+// (VATIC_SHARED_DATA, else the repository's sibling shared/data, from a
+// clone or a worktree), or skips the test.
+func sharedSeries(t *testing.T, file string) string {
+	t.Helper()
+	dirs := []string{os.Getenv("VATIC_SHARED_DATA"), "../../shared/data", "../../../shared/data"}
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(d, file)); err == nil {
+			return string(b)
+		}
+	}
+	t.Skipf("no %s in %v (set VATIC_SHARED_DATA)", file, dirs)
+	return ""
+}
+
+// TestForecastSessionWeeklyCO2: the Mauna Loa weekly series (2284 weeks
+// from 1958) is capped to its last 2000 weeks, and the next year's
+// forecast follows the seasonal rise.
+func TestForecastSessionWeeklyCO2(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	s.putCSV(t, "co2", sharedSeries(t, "co2_weekly.csv"))
+	created := s.createForecast(t, `{"dataSourceName": "co2", "targetColumn": "co2", "resultInterval": "week", "startDate": "2001-12-31", "endDate": "2002-12-23"}`)
+	done := s.waitSession(t, created.SessionID)
+	if done.Status != "completed" {
+		t.Fatalf("session = %+v", done)
+	}
+	capped := false
+	for _, m := range done.Messages {
+		capped = capped || strings.HasPrefix(m.Message, "Only the last 2000 buckets of history, from ")
+	}
+	if !capped {
+		t.Errorf("messages = %+v, want the 2000-bucket cap", done.Messages)
+	}
+	sid := "/v1/sessions/" + done.SessionID
+	all := decode[forecastResults](t, s.do(t, http.MethodGet, sid+"/results?pageSize=100", nil))
+	if all.TotalCount != 52 || all.Data[0]["timestamp"] != "2001-12-31T00:00:00.0000000Z" {
+		t.Fatalf("results = %d rows from %v", all.TotalCount, all.Data[0])
+	}
+	// CO2 in 2002 ran between 370 and 377 ppm.
+	for _, row := range all.Data {
+		if v, err := strconv.ParseFloat(row["co2"], 64); err != nil || v < 366 || v > 381 {
+			t.Errorf("forecast of %s = %q, want within [366, 381]", row["timestamp"], row["co2"])
+		}
+	}
+	if mae := all.Metrics["meanAbsoluteError"]; mae <= 0 || mae > 2 {
+		t.Errorf("holdout meanAbsoluteError = %v, want within (0, 2] ppm", mae)
 	}
 }

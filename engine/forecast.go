@@ -489,7 +489,7 @@ func (e *Engine) runForecast(ctx context.Context, s Session, progress func(int))
 		if err := e.saveContestants(ctx, s.ID, contestants); err != nil {
 			return err
 		}
-		if err := e.saveSelection(ctx, s.ID, forecastSelection(plan, len(res.Outliers.Index) > 0)); err != nil {
+		if err := e.saveSelection(ctx, s.ID, forecastSelection(plan, res.Outliers)); err != nil {
 			return err
 		}
 		if err := e.finishSession(ctx, s.ID, "", champ.Algorithm, champ.Metrics, champ.ID, false); err != nil {
@@ -506,19 +506,43 @@ func (e *Engine) runForecast(ctx context.Context, s Session, progress func(int))
 
 // forecastSelection is /contest/selection of a forecast: one set per
 // variant (the Smoothed one when outliers were found) with MODELLING
-// §1.3's counts.
-func forecastSelection(p *forecastPlan, smoothed bool) []SelectionSet {
+// §1.3's counts (observationCount counts the history's buckets, imputed
+// ones included: the series the contest ran on) and the seasonal strength
+// of each of the interval's periods the history holds more than two
+// cycles of.
+func forecastSelection(p *forecastPlan, o forecast.Outliers) []SelectionSet {
 	n := len(p.y)
-	m := func() map[string]float64 {
-		return map[string]float64{"observationCount": float64(n), "trainingCount": float64(n - p.h), "testCount": float64(p.h),
+	m := func(y []float64) map[string]float64 {
+		out := map[string]float64{"observationCount": float64(n), "trainingCount": float64(n - p.h), "testCount": float64(p.h),
 			"featureCount": float64(len(p.featureNames))}
+		for _, s := range forecastSeasons(p.interval) {
+			lag := int(math.Round(s.Period))
+			d, err := forecast.MSTL(y, lag, false)
+			if err != nil {
+				continue
+			}
+			if v := forecast.SeasonalStrength(d); !math.IsNaN(v) && !math.IsInf(v, 0) {
+				out[seasonalityKeys[s.Code]] = v
+			}
+		}
+		return out
 	}
-	out := []SelectionSet{{Properties: []string{}, Metrics: m()}}
-	if smoothed {
-		out = append(out, SelectionSet{Properties: []string{"Smoothed"}, Metrics: m()})
+	out := []SelectionSet{{Properties: []string{}, Metrics: m(p.y)}}
+	if len(o.Index) > 0 {
+		clean := slices.Clone(p.y)
+		for i, t := range o.Index {
+			clean[t] = o.Replacement[i]
+		}
+		out = append(out, SelectionSet{Properties: []string{"Smoothed"}, Metrics: m(clean)})
 	}
 	return out
 }
+
+// seasonalityKeys name the selection metric of each seasonal period
+// (MODELLING §1.3's proposal: dailySeasonality, weeklySeasonality,
+// yearlySeasonality).
+var seasonalityKeys = map[string]string{"HD": "dailySeasonality", "HW": "weeklySeasonality", "W": "weeklySeasonality",
+	"A": "yearlySeasonality", "WA": "yearlySeasonality", "MA": "yearlySeasonality"}
 
 // forecastAlgorithms names the contest's methods (MODELLING §2.6, §2.7).
 var forecastAlgorithms = map[string][2]string{
