@@ -490,3 +490,53 @@ func TestForecastSessionWeeklyCO2(t *testing.T) {
 		t.Errorf("holdout meanAbsoluteError = %v, want within (0, 2] ppm", mae)
 	}
 }
+
+// TestForecastSessionSkippedCandidate: 36 months with a 12-month window
+// leave 24 months to fit on, too few cycles for STL-ETS: it stays in the
+// contest with metrics {} (REFERENCE §7, MODELLING §2.5) and a debug
+// message names it.
+func TestForecastSessionSkippedCandidate(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	s.putCSV(t, "orders", monthlySeries(36))
+	created := s.createForecast(t, `{"dataSourceName": "orders", "targetColumn": "orders", "resultInterval": "month", "startDate": "2008-01-01", "endDate": "2008-12-01"}`)
+	done := s.waitSession(t, created.SessionID)
+	if done.Status != "completed" {
+		t.Fatalf("session = %+v", done)
+	}
+	debug := false
+	for _, m := range done.Messages {
+		debug = debug || m.Severity == "debug" && m.Message == "STL-ETS+MA was skipped: needs more than two full cycles (period 12, 24 points)."
+	}
+	if !debug {
+		t.Errorf("messages = %+v, want STL-ETS+MA's skip", done.Messages)
+	}
+	sid := "/v1/sessions/" + done.SessionID
+	var c struct {
+		Contestants []struct {
+			ID        string
+			Algorithm struct{ Key string }
+			Metrics   map[string]float64
+		}
+	}
+	if err := json.Unmarshal(s.do(t, http.MethodGet, sid+"/contest", nil).body, &c); err != nil {
+		t.Fatal(err)
+	}
+	skipped := ""
+	for _, ct := range c.Contestants {
+		if ct.Algorithm.Key == "STL-ETS+MA" {
+			skipped = ct.ID
+			if len(ct.Metrics) != 0 {
+				t.Errorf("skipped contestant metrics = %v", ct.Metrics)
+			}
+		}
+	}
+	res := s.do(t, http.MethodGet, sid+"/contest/contestants/"+skipped, nil)
+	if res.status != http.StatusOK || !strings.Contains(string(res.body), `"metrics":{}`) || !strings.Contains(string(res.body), `"data":[]`) {
+		t.Errorf("GET skipped contestant = %d %s", res.status, res.body)
+	}
+	res = s.do(t, http.MethodGet, sid+"/contest/contestants?pageSize=100", nil)
+	if res.status != http.StatusOK || !strings.Contains(string(res.body), `"metrics":{}`) {
+		t.Errorf("GET contestants = %d %s", res.status, res.body)
+	}
+}

@@ -19,6 +19,32 @@ import (
 	"github.com/vaticml/vatic/stats/forecast"
 )
 
+// Forecast sessions (REFERENCE §6.1, §6.10, §6.16, §7; MODELLING §2, §4).
+// Where the reference is silent this server chooses:
+//
+//   - Buckets are cut in UTC whatever offset startDate carries; startDate
+//     and endDate are echoed as given (in UTC), not moved to their
+//     buckets' starts.
+//   - The history runs from the first to the last bucket with a target
+//     value before the window (capped to the last 2000); empty buckets
+//     inside it are imputed and count in the selection's
+//     observationCount. Target values at or after the window start are
+//     never used.
+//   - A gap between the last value and the window is forecast through
+//     (the horizon grows by it) and an informational message says so; a
+//     horizon beyond maxHorizon buckets fails the session.
+//   - Numeric, numericMeasure and logical features are regressors; other
+//     features are left out with a warning. A feature without a value in
+//     the window is dropped with the recorded warning; its empty buckets
+//     elsewhere are imputed with its strategy.
+//   - A forecast saves no model (no modelId) and computes no feature
+//     importance yet (supportsFeatureImportance false).
+//   - availablePredictionIntervals is ["0.5"] until the session completes,
+//     then the 7 levels; the default level is the 0.5 quantile.
+//   - Contestants carry dataSourceProperties [] or ["Smoothed"]; one
+//     skipped or failed has metrics {} and, for a skip on the unsmoothed
+//     series, a debug message names it and the reason.
+
 // ForecastWindow is a forecast session's window (REFERENCE §6.1,
 // MODELLING §2.2): startDate and endDate as given (UTC) and the bucket
 // size.
@@ -80,8 +106,12 @@ func checkForecastData(s *Session) error {
 	if t.DataType != columnar.Numeric && t.DataType != columnar.NumericMeasure {
 		return MetadataError(map[string][]string{t.Name: {fmt.Sprintf("The target of a forecast must be numeric; %s is %s.", t.Name, t.DataType)}})
 	}
-	if columnWithRole(s.Columns, columnar.RoleTimestamp) == "" {
+	ts := columnWithRole(s.Columns, columnar.RoleTimestamp)
+	if ts == "" {
 		return MetadataError(map[string][]string{"timestamp": {"A forecast needs a timestamp column: give a date column the role timestamp."}})
+	}
+	if c := s.Columns[columnIndex(s.Columns, ts)]; c.DataType != columnar.Date {
+		return MetadataError(map[string][]string{ts: {fmt.Sprintf("The timestamp column of a forecast must be a date; %s is %s.", ts, c.DataType)}})
 	}
 	return nil
 }
@@ -468,6 +498,12 @@ func (e *Engine) runForecast(ctx context.Context, s Session, progress func(int))
 	var contestants []Contestant
 	if res != nil {
 		contestants = forecastContestants(res.Contestants)
+		for _, c := range res.Contestants {
+			var se *forecast.SkipError
+			if !c.Smoothed && errors.As(c.Err, &se) {
+				msgs = append(msgs, Message{"debug", fmt.Sprintf("%s was skipped: %s.", c.Key, se.Reason)})
+			}
+		}
 	}
 	if errors.Is(err, forecast.ErrNoChampion) {
 		return e.failContest(ctx, s, contestants, msgs)
