@@ -403,6 +403,7 @@ func TestForecastSessionBadInput(t *testing.T) {
 		{"target not in data", `{"dataSourceName": "store", "targetColumn": "zz", "startDate": "2018-03-01", "endDate": "2018-03-05"}`, "InvalidColumnMetadata", "zz", 400},
 		{"string target", `{"dataSourceName": "words", "targetColumn": "w", "startDate": "2018-03-01", "endDate": "2018-03-05"}`, "InvalidColumnMetadata", "w", 400},
 		{"no timestamp", `{"dataSourceName": "flat", "targetColumn": "b", "startDate": "2018-03-01", "endDate": "2018-03-05"}`, "InvalidColumnMetadata", "timestamp", 400},
+		{"timestamp not a date", `{"dataSourceName": "flat", "targetColumn": "b", "startDate": "2018-03-01", "endDate": "2018-03-05", "columns": {"a": {"role": "timestamp"}}}`, "InvalidColumnMetadata", "a", 400},
 		{"no rows", `{"dataSourceName": "typed", "startDate": "2018-03-01", "endDate": "2018-03-05"}`, "NoData", "dataSetName", 400},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -538,5 +539,48 @@ func TestForecastSessionSkippedCandidate(t *testing.T) {
 	res = s.do(t, http.MethodGet, sid+"/contest/contestants?pageSize=100", nil)
 	if res.status != http.StatusOK || !strings.Contains(string(res.body), `"metrics":{}`) {
 		t.Errorf("GET contestants = %d %s", res.status, res.body)
+	}
+}
+
+// TestForecastSessionIntervals: hourly buckets cut in UTC whatever the
+// offset of startDate, and yearly ones without seasons.
+func TestForecastSessionIntervals(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	var hours, years strings.Builder
+	hours.WriteString("at,load\n")
+	for i := range 24 * 30 {
+		at := time.Date(2018, 1, 1, i, 20, 0, 0, time.UTC)
+		fmt.Fprintf(&hours, "%s,%.2f\n", at.Format(time.RFC3339), 50+20*math.Sin(2*math.Pi*float64(i%24)/24)+math.Cos(float64(i)))
+	}
+	s.putCSV(t, "hours", hours.String())
+	years.WriteString("year,volume\n")
+	for i := range 100 {
+		fmt.Fprintf(&years, "%d-01-01,%.1f\n", 1871+i, 900+100*math.Sin(float64(i)*0.7)+float64(i))
+	}
+	s.putCSV(t, "years", years.String())
+	for _, c := range []struct {
+		name, body, ts, first, before, start string
+		rows                                 int
+	}{
+		{"hour", `{"dataSourceName": "hours", "targetColumn": "load", "resultInterval": "hour", "startDate": "2018-01-31T08:30:00+08:00", "endDate": "2018-01-31T23:30:00Z"}`,
+			"at", "2018-01-31T00:00:00.0000000Z", "720 hourly observations were found in the dataset before 2018-01-31T23:59:59.9999999Z.", "2018-01-31T00:30:00+00:00", 24},
+		{"year", `{"dataSourceName": "years", "targetColumn": "volume", "resultInterval": "year", "startDate": "1971-06-01", "endDate": "1980-01-01"}`,
+			"year", "1971-01-01T00:00:00.0000000Z", "100 yearly observations were found in the dataset before 1980-12-31T23:59:59.9999999Z.", "1971-06-01T00:00:00+00:00", 10},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			created := s.createForecast(t, c.body)
+			if created.StartDate != c.start {
+				t.Errorf("startDate = %s, want %s", created.StartDate, c.start)
+			}
+			done := s.waitSession(t, created.SessionID)
+			if done.Status != "completed" || len(done.Messages) < 2 || done.Messages[1].Message != c.before {
+				t.Fatalf("session = %s %+v", done.Status, done.Messages)
+			}
+			all := decode[forecastResults](t, s.do(t, http.MethodGet, "/v1/sessions/"+done.SessionID+"/results?pageSize=100", nil))
+			if all.TotalCount != c.rows || all.Data[0][c.ts] != c.first {
+				t.Errorf("results = %d rows from %v, want %d from %s", all.TotalCount, all.Data[0], c.rows, c.first)
+			}
+		})
 	}
 }
