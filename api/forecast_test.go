@@ -106,8 +106,8 @@ func TestForecastSessionDailyWithFeature(t *testing.T) {
 		t.Errorf("created = %+v", created)
 	}
 	done := s.waitSession(t, created.SessionID)
-	if done.Status != "completed" || done.Algorithm == nil || done.ModelID != "" {
-		t.Fatalf("session = %+v, want completed with an algorithm and no model", done)
+	if done.Status != "completed" || done.Algorithm == nil || done.ModelID != "" || !done.SupportsFeatureImportance {
+		t.Fatalf("session = %+v, want completed with an algorithm, feature importance and no model", done)
 	}
 	msgs := []string{}
 	for _, m := range done.Messages {
@@ -198,6 +198,12 @@ func TestForecastSessionDailyWithFeature(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("outliers = %v, want 2018-04-11", out.Data)
+	}
+
+	// Feature importance: promo, the one regressor, scores 1.
+	res = s.do(t, http.MethodGet, sid+"/results/featureimportance", nil)
+	if res.status != http.StatusOK || !strings.Contains(string(res.body), `"featureImportance":{"promo":1}`) {
+		t.Errorf("featureimportance = %d %s", res.status, res.body)
 	}
 
 	// The contest.
@@ -345,6 +351,9 @@ func TestForecastSessionMonthly(t *testing.T) {
 	}
 	if !slices.Equal(msgs, want) {
 		t.Errorf("messages:\n%s\nwant:\n%s", strings.Join(msgs, "\n"), strings.Join(want, "\n"))
+	}
+	if done.SupportsFeatureImportance {
+		t.Errorf("supportsFeatureImportance with its one feature dropped")
 	}
 	sid := "/v1/sessions/" + done.SessionID
 	all := decode[forecastResults](t, s.do(t, http.MethodGet, sid+"/results?pageSize=100", nil))

@@ -13,9 +13,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/google/uuid"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/vaticml/vatic/columnar"
 	"github.com/vaticml/vatic/engine/sqlgen"
+	"github.com/vaticml/vatic/stats"
 	"github.com/vaticml/vatic/stats/forecast"
 )
 
@@ -37,8 +39,10 @@ import (
 //     features are left out with a warning. A feature without a value in
 //     the window is dropped with the recorded warning; its empty buckets
 //     elsewhere are imputed with its strategy.
-//   - A forecast saves no model (no modelId) and computes no feature
-//     importance yet (supportsFeatureImportance false).
+//   - A forecast saves no model (no modelId). Its feature importance is
+//     MODELLING §9's score of each regressor against the target over the
+//     history, as for model sessions (supportsFeatureImportance when a
+//     regressor has one).
 //   - availablePredictionIntervals is ["0.5"] until the session completes,
 //     then the 7 levels; the default level is the 0.5 quantile.
 //   - Contestants carry dataSourceProperties [] or ["Smoothed"]; one
@@ -512,6 +516,7 @@ func (e *Engine) runForecast(ctx context.Context, s Session, progress func(int))
 		return &Error{Kind: Invalid, Msg: "The forecast could not be computed: " + err.Error(), Err: err}
 	}
 	champ := contestants[res.Champion]
+	importance := plan.importance(sessionSeed(s.ID))
 	return e.store.Tx(ctx, func(ctx context.Context) error {
 		if err := e.writeSeries(ctx, s, ts, plan, res.Outliers); err != nil {
 			return err
@@ -528,7 +533,11 @@ func (e *Engine) runForecast(ctx context.Context, s Session, progress func(int))
 		if err := e.saveSelection(ctx, s.ID, forecastSelection(plan, res.Outliers)); err != nil {
 			return err
 		}
-		if err := e.finishSession(ctx, s.ID, "", champ.Algorithm, champ.Metrics, champ.ID, false); err != nil {
+		supports, err := e.saveImportance(ctx, s.ID, plan.featureNames, importance)
+		if err != nil {
+			return err
+		}
+		if err := e.finishSession(ctx, s.ID, "", champ.Algorithm, champ.Metrics, champ.ID, supports); err != nil {
 			return err
 		}
 		for _, m := range msgs {
@@ -538,6 +547,29 @@ func (e *Engine) runForecast(ctx context.Context, s Session, progress func(int))
 		}
 		return e.setSessionStatus(ctx, s.ID, StatusCompleted)
 	})
+}
+
+// importance scores the regressors against the target over the history
+// with MODELLING §9's measure, as model sessions do; a logical feature
+// (its buckets' values all 0 or 1) counts as discrete. Nil without
+// regressors.
+func (p *forecastPlan) importance(seed uint64) []float64 {
+	if len(p.xreg) == 0 {
+		return nil
+	}
+	n := len(p.y)
+	x := mat.NewDense(n, len(p.xreg), nil)
+	discrete := make([]bool, len(p.xreg))
+	for j, col := range p.xreg {
+		discrete[j] = true
+		for i, v := range col {
+			x.Set(i, j, v)
+			if v != 0 && v != 1 {
+				discrete[j] = false
+			}
+		}
+	}
+	return stats.FeatureImportance(x, p.y, discrete, false, seed, runtime.GOMAXPROCS(0))
 }
 
 // forecastSelection is /contest/selection of a forecast: one set per
