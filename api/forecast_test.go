@@ -232,8 +232,12 @@ func TestForecastSessionDailyWithFeature(t *testing.T) {
 	keys, smoothed, failed := map[string]bool{}, false, ""
 	for _, c := range contest.Contestants {
 		keys[c.Algorithm.Key] = true
-		if len(c.DataSourceProperties) == 1 && c.DataSourceProperties[0] == "Smoothed" {
+		switch strings.Join(c.DataSourceProperties, ",") {
+		case "Aggregated,Imputed,Smoothed":
 			smoothed = true
+		case "Aggregated,Imputed":
+		default:
+			t.Errorf("contestant %s dataSourceProperties %v", c.Algorithm.Key, c.DataSourceProperties)
 		}
 		if len(c.Metrics) == 0 {
 			failed = c.ID

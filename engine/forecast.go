@@ -45,7 +45,8 @@ import (
 //     regressor has one).
 //   - availablePredictionIntervals is ["0.5"] until the session completes,
 //     then the 7 levels; the default level is the 0.5 quantile.
-//   - Contestants carry dataSourceProperties [] or ["Smoothed"]; one
+//   - Contestants carry dataSourceProperties ["Aggregated", "Imputed"],
+//     plus "Smoothed" for the Smoothed variant, as recorded; one
 //     skipped or failed has metrics {} and, for a skip on the unsmoothed
 //     series, a debug message names it and the reason.
 
@@ -595,15 +596,25 @@ func forecastSelection(p *forecastPlan, o forecast.Outliers) []SelectionSet {
 		}
 		return out
 	}
-	out := []SelectionSet{{Properties: []string{}, Metrics: m(p.y)}}
+	out := []SelectionSet{{Properties: seriesProperties(false), Metrics: m(p.y)}}
 	if len(o.Index) > 0 {
 		clean := slices.Clone(p.y)
 		for i, t := range o.Index {
 			clean[t] = o.Replacement[i]
 		}
-		out = append(out, SelectionSet{Properties: []string{"Smoothed"}, Metrics: m(clean)})
+		out = append(out, SelectionSet{Properties: seriesProperties(true), Metrics: m(clean)})
 	}
 	return out
+}
+
+// seriesProperties are the dataSourceProperties of a forecast's series
+// variant, as recorded (JS get-sessions-contest): every series is
+// aggregated and imputed, the Smoothed one has its outliers replaced.
+func seriesProperties(smoothed bool) []string {
+	if smoothed {
+		return []string{"Aggregated", "Imputed", "Smoothed"}
+	}
+	return []string{"Aggregated", "Imputed"}
 }
 
 // seasonalityKeys name the selection metric of each seasonal period
@@ -657,16 +668,13 @@ func forecastAlgorithm(key string) Algorithm {
 }
 
 // forecastContestants are the contest's contestants as the catalog keeps
-// them: properties ["Smoothed"] for the Smoothed variant, metrics {} and
+// them: seriesProperties of their variant, metrics {} and
 // the reason for a candidate skipped or failed.
 func forecastContestants(cs []forecast.Contestant) []Contestant {
 	out := make([]Contestant, len(cs))
 	for i, c := range cs {
-		ct := Contestant{ID: uuid.NewString(), Algorithm: forecastAlgorithm(c.Key), Properties: []string{},
+		ct := Contestant{ID: uuid.NewString(), Algorithm: forecastAlgorithm(c.Key), Properties: seriesProperties(c.Smoothed),
 			Metrics: map[string]float64{}, Importance: map[string]float64{}}
-		if c.Smoothed {
-			ct.Properties = []string{"Smoothed"}
-		}
 		if c.Err != nil {
 			ct.Message = c.Err.Error()
 			if strings.Contains(ct.Message, "panicked") {
