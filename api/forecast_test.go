@@ -114,7 +114,8 @@ func TestForecastSessionDailyWithFeature(t *testing.T) {
 		msgs = append(msgs, m.Message)
 	}
 	if len(msgs) < 2 || msgs[0] != "199 observations were found in the dataset." ||
-		msgs[1] != "199 daily observations were found in the dataset before 2018-08-02T23:59:59.9999999Z." {
+		msgs[1] != "199 daily observations were found in the dataset before 2018-08-02T23:59:59.9999999Z." ||
+		!slices.Contains(msgs, "The seasonal candidates +A (a period of 365.25 day buckets) were left out: the 186 buckets they would be fitted on hold fewer than two cycles.") {
 		t.Errorf("messages = %q", msgs)
 	}
 	sid := "/v1/sessions/" + done.SessionID

@@ -488,6 +488,7 @@ func (e *Engine) runForecast(ctx context.Context, s Session, progress func(int))
 		{"informational", fmt.Sprintf("%d observations were found in the dataset.", count)},
 		{"informational", fmt.Sprintf("%d %s observations were found in the dataset before %s.", plan.observations, intervalAdjective(plan.interval), rowTime(wEnd.Add(-100)))},
 	}, append(msgs, plan.messages...)...)
+	msgs = append(msgs, seasonsLeftOut(plan)...)
 	progress(10)
 	if err := ctx.Err(); err != nil {
 		return err
@@ -571,6 +572,22 @@ func (p *forecastPlan) importance(seed uint64) []float64 {
 		}
 	}
 	return stats.FeatureImportance(x, p.y, discrete, false, seed, runtime.GOMAXPROCS(0))
+}
+
+// seasonsLeftOut are the debug messages of the interval's seasons whose
+// candidates the contest leaves out (MODELLING §2.5's
+// SeasonalityAlgorithmFilter): the buckets fitted on, the history without
+// the holdout, hold fewer than two cycles (forecast.ContestOptions).
+func seasonsLeftOut(p *forecastPlan) []Message {
+	var out []Message
+	train := len(p.y) - p.h
+	for _, s := range forecastSeasons(p.interval) {
+		if lag := int(math.Round(s.Period)); 2*lag > train {
+			out = append(out, Message{"debug", fmt.Sprintf("The seasonal candidates +%s (a period of %g %s buckets) were left out: the %d buckets they would be fitted on hold fewer than two cycles.",
+				s.Code, s.Period, p.interval, train)})
+		}
+	}
+	return out
 }
 
 // forecastSelection is /contest/selection of a forecast: one set per
