@@ -598,3 +598,27 @@ func TestForecastSessionIntervals(t *testing.T) {
 		})
 	}
 }
+
+// TestForecastSessionSurvivesRestart: the window is kept with the
+// request, so a forecast requested before a restart runs after it, and
+// reads back its dates from the catalog.
+func TestForecastSessionSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := newServer(t, withDir(dir))
+	s.putCSV(t, "orders", monthlySeries(60))
+	created := s.createForecast(t, `{"dataSourceName": "orders", "targetColumn": "orders", "resultInterval": "month", "startDate": "2010-01-01", "endDate": "2010-06-01"}`)
+	s.Close()
+	s2 := newServer(t, withDir(dir))
+	if done := s2.waitSession(t, created.SessionID); done.Status != "completed" {
+		t.Fatalf("session after restart = %+v", done)
+	}
+	got := decode[forecastJSON](t, s2.do(t, http.MethodGet, "/v1/sessions/"+created.SessionID, nil))
+	if got.StartDate != "2010-01-01T00:00:00+00:00" || got.EndDate != "2010-06-01T00:00:00+00:00" || got.ResultInterval != "month" {
+		t.Errorf("session after restart = %+v", got)
+	}
+	all := decode[forecastResults](t, s2.do(t, http.MethodGet, "/v1/sessions/"+created.SessionID+"/results", nil))
+	if all.TotalCount != 6 {
+		t.Errorf("results after restart = %d rows, want 6", all.TotalCount)
+	}
+}
