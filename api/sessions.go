@@ -88,6 +88,9 @@ func (s *Server) readSessionRequest(w http.ResponseWriter, r *http.Request) (eng
 		{&req.PredictionDomain, []string{"predictionDomain"}},
 		{&req.Name, []string{"name"}},
 		{&req.CallbackURL, []string{"callbackUrl"}},
+		{&req.StartDate, []string{"startDate"}},
+		{&req.EndDate, []string{"endDate"}},
+		{&req.ResultInterval, []string{"resultInterval"}},
 	} {
 		if *f.dst, err = str(f.names...); err != nil {
 			return req, err
@@ -271,14 +274,11 @@ func (s *Server) sessionResults(w http.ResponseWriter, r *http.Request, p httpro
 	if err != nil {
 		return err
 	}
-	sess, rows, err := s.engine.SessionResults(r.Context(), p.ByName("id"), engine.Page{Page: pg, PageSize: size})
+	sess, rows, err := s.engine.SessionResultsAt(r.Context(), p.ByName("id"), engine.Page{Page: pg, PageSize: size}, q.get("predictionInterval"))
 	if err != nil {
 		return err
 	}
 	defer rows.Release()
-	if err := engine.CheckInterval(q.get("predictionInterval"), sess.PredictionIntervals); err != nil {
-		return err
-	}
 	metrics := sess.Metrics
 	if metrics == nil {
 		metrics = map[string]float64{}
@@ -461,6 +461,9 @@ type sessionJSON struct {
 	SupportsImportance  bool              `json:"supportsFeatureImportance"`
 	PredictionIntervals []string          `json:"availablePredictionIntervals"`
 	ModelID             string            `json:"modelId,omitempty"`
+	StartDate           string            `json:"startDate,omitempty"`
+	EndDate             string            `json:"endDate,omitempty"`
+	ResultInterval      string            `json:"resultInterval,omitempty"`
 	RequestedDate       string            `json:"requestedDate"`
 	StatusHistory       []statusJSON      `json:"statusHistory"`
 	ExtraParameters     *orderedObject    `json:"extraParameters"`
@@ -515,6 +518,9 @@ func toSessionJSON(base string, sess engine.Session, links sessionLinks, c Compa
 		Messages: make([]message, len(sess.Messages)), Name: sess.Name, DataSourceName: sess.DataSourceName,
 		DataSetName: sess.DataSourceName, TargetColumn: sess.TargetColumn, Algorithm: sess.Algorithm,
 		MissingValues: sess.MissingValues, CallbackURL: c.callbackURL(sess.CallbackURL), IsEstimate: sess.IsEstimate,
+	}
+	if w := sess.Window; w != nil {
+		out.StartDate, out.EndDate, out.ResultInterval = formatEventTime(w.Start), formatEventTime(w.End), w.Interval
 	}
 	if out.PredictionIntervals == nil {
 		out.PredictionIntervals = []string{}

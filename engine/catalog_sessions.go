@@ -134,7 +134,7 @@ func (e *Engine) purgeSession(ctx context.Context, id string) error {
 
 // dropResults drops a session's tables in schema results.
 func (e *Engine) dropResults(ctx context.Context, id string) error {
-	for _, t := range []string{sqlgen.SnapshotTable(id), sqlgen.PredictionsTable(id)} {
+	for _, t := range []string{sqlgen.SnapshotTable(id), sqlgen.PredictionsTable(id), sqlgen.ForecastTable(id)} {
 		q, err := sqlgen.DropResults(t)
 		if err != nil {
 			return err
@@ -303,7 +303,11 @@ func scanSession(rows *sql.Rows) (Session, error) {
 			return s, err
 		}
 	}
+	s.Window = rec.Window
 	s.PredictionIntervals = predictionIntervals()
+	if s.Type == SessionForecast && s.Status == StatusCompleted {
+		s.PredictionIntervals = forecastIntervals()
+	}
 	s.Extra = []ExtraParam{}
 	return s, nil
 }

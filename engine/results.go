@@ -9,6 +9,7 @@ import (
 
 	"github.com/vaticml/vatic/columnar"
 	"github.com/vaticml/vatic/engine/sqlgen"
+	"github.com/vaticml/vatic/stats/forecast"
 )
 
 // Page selects a page of result rows; PageSize 0 means every row.
@@ -20,12 +21,27 @@ type Page struct {
 // §6.10): the champion's test rows for a model session. Before completion,
 // or for a session that failed, there are no rows.
 func (e *Engine) SessionResults(ctx context.Context, id string, p Page) (Session, *Rows, error) {
+	return e.SessionResultsAt(ctx, id, p, "")
+}
+
+// SessionResultsAt is SessionResults at a predictionInterval (REFERENCE
+// §6.10; "" is the median): a level the session does not offer is 400
+// RequestValidation (CheckInterval). A forecast session's rows are its
+// window's buckets with the forecast's quantile at that level.
+func (e *Engine) SessionResultsAt(ctx context.Context, id string, p Page, interval string) (Session, *Rows, error) {
 	s, err := e.Session(ctx, id)
 	if err != nil {
 		return s, nil, err
 	}
+	if err := CheckInterval(interval, s.PredictionIntervals); err != nil {
+		return s, nil, err
+	}
 	if s.Status != StatusCompleted {
 		return s, &Rows{Reader: emptyReader()}, nil
+	}
+	if s.Type == SessionForecast {
+		rows, err := e.forecastRows(ctx, s, interval, p)
+		return s, rows, err
 	}
 	champ, err := e.sessionChampion(ctx, s.ID)
 	if err != nil {
@@ -109,14 +125,80 @@ func (e *Engine) ResultSession(ctx context.Context, id string, k ResultKind) (Se
 // its time-series preparation smoothed as outliers (REFERENCE §6.16).
 // Sessions without outliers (model sessions, and any before completion)
 // have no rows: the reference answers them 200 with empty data, not 404.
-// No session has outliers yet: forecast and impact sessions, the only
-// ones that do, are refused at creation.
+// A completed forecast session's rows are the buckets of its history the
+// Smoothed variant replaced, with <target>:actual and <target>:smooth.
 func (e *Engine) SessionOutliers(ctx context.Context, id string, p Page) (Session, *Rows, error) {
 	s, err := e.Session(ctx, id)
 	if err != nil {
 		return s, nil, err
 	}
-	return s, &Rows{Reader: emptyReader()}, nil
+	if !s.HasResult(ResultOutliers) || s.Type != SessionForecast {
+		return s, &Rows{Reader: emptyReader()}, nil
+	}
+	ts := columnWithRole(s.Columns, columnar.RoleTimestamp)
+	out := &Rows{Columns: []columnar.Column{
+		{Name: ts, DataType: columnar.Date, Role: columnar.RoleTimestamp},
+		{Name: s.TargetColumn + ":actual", DataType: columnar.Numeric, Role: columnar.RoleNone},
+		{Name: s.TargetColumn + ":smooth", DataType: columnar.Numeric, Role: columnar.RoleNone},
+	}}
+	q, err := sqlgen.CountOutliers(s.ID)
+	if err != nil {
+		return s, nil, err
+	}
+	if err := e.countResults(ctx, s.ID, q, &out.Total); err != nil {
+		return s, nil, err
+	}
+	q, args, err := sqlgen.OutlierRows(s.ID, ts, s.TargetColumn, p.PageSize, p.Page*p.PageSize)
+	if err != nil {
+		return s, nil, err
+	}
+	if out.Reader, err = e.store.Query(ctx, q, args...); err != nil {
+		return s, nil, fmt.Errorf("read outliers of session %s: %w", s.ID, err)
+	}
+	return s, out, nil
+}
+
+// countResults runs a count of a session's results.
+func (e *Engine) countResults(ctx context.Context, id, q string, dst *int64) error {
+	r, err := e.store.Rows(ctx, q)
+	if err != nil {
+		return fmt.Errorf("count results of session %s: %w", id, err)
+	}
+	return scanOne(r, dst)
+}
+
+// forecastRows reads a page of a forecast session's window at a
+// quantile level ("" is the median).
+func (e *Engine) forecastRows(ctx context.Context, s Session, interval string, p Page) (*Rows, error) {
+	level := forecast.MedianLevel
+	if interval != "" {
+		f, _ := strconv.ParseFloat(interval, 64)
+		for i, l := range forecast.Levels {
+			if l == f {
+				level = i
+			}
+		}
+	}
+	ts := columnWithRole(s.Columns, columnar.RoleTimestamp)
+	out := &Rows{Columns: []columnar.Column{
+		{Name: ts, DataType: columnar.Date, Role: columnar.RoleTimestamp},
+		{Name: s.TargetColumn, DataType: columnar.Numeric, Role: columnar.RoleTarget},
+	}}
+	q, err := sqlgen.CountForecastRows(s.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.countResults(ctx, s.ID, q, &out.Total); err != nil {
+		return nil, err
+	}
+	q, args, err := sqlgen.ForecastRows(s.ID, ts, s.TargetColumn, level, p.PageSize, p.Page*p.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	if out.Reader, err = e.store.Query(ctx, q, args...); err != nil {
+		return nil, fmt.Errorf("read results of session %s: %w", s.ID, err)
+	}
+	return out, nil
 }
 
 // testRows reads one contestant's test rows: the data source's columns as
@@ -128,6 +210,9 @@ func (e *Engine) testRows(ctx context.Context, s Session, contestant string, p P
 	for _, c := range s.Columns {
 		switch {
 		case c.Role == columnar.RoleNone:
+		case s.Type == SessionForecast && c.Name != s.TargetColumn && c.Role != columnar.RoleTimestamp:
+			// A forecast's holdout rows are buckets: the timestamp and
+			// the target only (MODELLING §2.10).
 		case c.Name == s.TargetColumn:
 			target = c
 		default:

@@ -54,6 +54,9 @@ type SessionRequest struct {
 	ExtraParameters map[string]string
 	MissingValues   []string
 	IsEstimate      bool
+	// StartDate, EndDate and ResultInterval are a forecast session's
+	// window and bucket size as the client wrote them (REFERENCE §6.1).
+	StartDate, EndDate, ResultInterval string
 }
 
 // Algorithm names a contestant's algorithm (REFERENCE §2.2).
@@ -97,6 +100,8 @@ type Session struct {
 	MissingValues []string
 	IsEstimate    bool
 	Columns       []columnar.Column
+	// Window is a forecast session's window; nil for other sessions.
+	Window *ForecastWindow
 
 	sourceIsView bool // the data source is a view
 }
@@ -106,6 +111,8 @@ type sessionRecord struct {
 	Request SessionRequest `json:"request"`
 	// View says the data source is a view.
 	View bool `json:"view"`
+	// Window is a forecast session's validated window.
+	Window *ForecastWindow `json:"window,omitempty"`
 }
 
 // CreateSession validates a session request and records it: an estimate
@@ -175,7 +182,14 @@ func (e *Engine) planSession(ctx context.Context, req SessionRequest) (Session, 
 		default:
 			add("predictionDomain", fmt.Sprintf("Value '%s' for predictionDomain must be regression, classification or anomalies.", req.PredictionDomain))
 		}
-	} else {
+	}
+	var window *ForecastWindow
+	switch req.Type {
+	case SessionModel:
+	case SessionForecast:
+		domain = string(SessionForecast)
+		window = forecastWindow(req, add)
+	default:
 		add("type", fmt.Sprintf("%s sessions are not available on this server yet.", req.Type))
 	}
 	if req.CallbackURL != "" {
@@ -186,6 +200,11 @@ func (e *Engine) planSession(ctx context.Context, req SessionRequest) (Session, 
 	}
 	if len(details) > 0 {
 		return Session{}, sessionRecord{}, validationErr(details)
+	}
+	if window != nil {
+		if err := checkRange(&window.Start, &window.End); err != nil {
+			return Session{}, sessionRecord{}, err
+		}
 	}
 	if err := validSpecs(req.Columns); err != nil {
 		return Session{}, sessionRecord{}, err
@@ -215,7 +234,16 @@ func (e *Engine) planSession(ctx context.Context, req SessionRequest) (Session, 
 		Type: req.Type, Domain: domain, DataSourceName: src, TargetColumn: target,
 		Name: req.Name, CallbackURL: req.CallbackURL, Columns: cols, IsEstimate: req.IsEstimate,
 		MissingValues: req.MissingValues, PredictionIntervals: predictionIntervals(), sourceIsView: isView,
-		Extra: []ExtraParam{}, Messages: []Message{},
+		Extra: []ExtraParam{}, Messages: []Message{}, Window: window,
+	}
+	if window != nil {
+		if s.Name == "" {
+			s.Name = "Forecast on " + src
+		}
+		if err := checkForecastData(&s); err != nil {
+			return Session{}, sessionRecord{}, err
+		}
+		return s, sessionRecord{Request: req, View: isView, Window: window}, nil
 	}
 	if s.Name == "" {
 		s.Name = "Regression on " + src

@@ -83,7 +83,9 @@ type ContestResult struct {
 	// fewer parameters, then to the unsmoothed variant.
 	Champion int
 	// Model is the champion refitted on the whole history (of its
-	// variant), and Forecast its forecast of Horizon buckets.
+	// variant), and Forecast its forecast of Horizon buckets. The model
+	// of a candidate that takes no regressors is wrapped so that its
+	// Forecast ignores them.
 	Model    Model
 	Forecast Forecast
 	// Outliers are the history's time-series outliers (MODELLING §4),
@@ -517,7 +519,35 @@ func lineup(opt ContestOptions, train int) []candidate {
 // simple is a candidate without hyper-parameters: a refit fits again.
 func simple(key string, fit func(y []float64) (Model, error)) candidate {
 	f := func(y []float64, _ [][]float64) (Model, error) { return fit(y) }
-	return candidate{key: key, fit: f, refit: func(_ Model, y []float64, x [][]float64) (Model, error) { return f(y, x) }}
+	return withoutXreg(candidate{key: key, fit: f, refit: func(_ Model, y []float64, x [][]float64) (Model, error) { return f(y, x) }})
+}
+
+// univariate is a model of a candidate that takes no regressors: its
+// forecast ignores them, so that with regressors in the contest it still
+// competes, and joins an ensemble, beside the models that use them.
+type univariate struct{ Model }
+
+// Forecast forecasts without the regressors.
+func (u univariate) Forecast(h int, _ [][]float64) (Forecast, error) { return u.Model.Forecast(h, nil) }
+
+// withoutXreg makes a candidate that takes no regressors fit, refit and
+// forecast without them: its refit sees its own model, unwrapped.
+func withoutXreg(c candidate) candidate {
+	fit, refit := c.fit, c.refit
+	wrap := func(m Model, err error) (Model, error) {
+		if err != nil {
+			return nil, err
+		}
+		return univariate{m}, nil
+	}
+	c.fit = func(y []float64, _ [][]float64) (Model, error) { return wrap(fit(y, nil)) }
+	c.refit = func(m Model, y []float64, _ [][]float64) (Model, error) {
+		if u, ok := m.(univariate); ok {
+			m = u.Model
+		}
+		return wrap(refit(m, y, nil))
+	}
+	return c
 }
 
 // etsMaxPeriod is the longest season ETS models (R's ets() refuses longer
@@ -530,12 +560,12 @@ const etsMaxPeriod = 24
 func etsCandidates(opt ContestOptions, seasons []Season) []candidate {
 	var out []candidate
 	add := func(key string, period int) {
-		out = append(out, candidate{key: key,
+		out = append(out, withoutXreg(candidate{key: key,
 			fit: func(y []float64, _ [][]float64) (Model, error) {
 				return ETS(y, period, ETSOptions{Seed: opt.Seed})
 			},
 			refit: func(m Model, y []float64, _ [][]float64) (Model, error) { return m.(*ETSModel).Refit(y) },
-		})
+		}))
 	}
 	for _, s := range seasons {
 		if s.lag() <= etsMaxPeriod {
@@ -555,7 +585,7 @@ func stlCandidates(opt ContestOptions, seasons []Season) []candidate {
 	for _, s := range seasons {
 		m := s.lag()
 		key := seasonalKey("STL-ETS", s)
-		out = append(out, candidate{key: key,
+		out = append(out, withoutXreg(candidate{key: key,
 			fit: func(y []float64, _ [][]float64) (Model, error) {
 				return STLModelFit(y, m, "STL-ETS", func(adj []float64) (Model, error) {
 					return ETSNonSeasonal(adj, ETSOptions{Seed: opt.Seed})
@@ -565,7 +595,7 @@ func stlCandidates(opt ContestOptions, seasons []Season) []candidate {
 				inner := old.(*STLModel).Inner.(*ETSModel)
 				return STLModelFit(y, m, "STL-ETS", func(adj []float64) (Model, error) { return inner.Refit(adj) })
 			},
-		})
+		}))
 	}
 	return out
 }
