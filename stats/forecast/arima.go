@@ -83,8 +83,8 @@ type ARIMAModel struct {
 	// Intercept is the mean of a model without differencing (when
 	// HasIntercept); Drift the slope per observation of a model with one
 	// difference (when HasDrift).
-	Intercept, Drift         float64
-	HasIntercept, HasDrift   bool
+	Intercept, Drift       float64
+	HasIntercept, HasDrift bool
 	// Xreg are the coefficients of the exogenous regressors, in the
 	// order of the columns given to the fit.
 	Xreg []float64
