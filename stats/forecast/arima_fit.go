@@ -184,10 +184,8 @@ func arimaStats(x []float64, a arimaArma, xreg [][]float64, xnames []string, inc
 			}
 		}
 	}
-	phiBuf := make([]float64, a.fullP())
-	thetaBuf := make([]float64, a.fullQ())
-	xr := make([]float64, n)
-	regress := func(par []float64) []float64 {
+	// regressTo writes x − xreg·β (β from par) into xr.
+	regressTo := func(xr, par []float64) []float64 {
 		copy(xr, x)
 		if ncxreg > 0 {
 			for i := range n {
@@ -200,15 +198,20 @@ func arimaStats(x []float64, a arimaArma, xreg [][]float64, xnames []string, inc
 		}
 		return xr
 	}
-	cssW := make([]float64, n)
-	cssRes := make([]float64, n)
-	par := make([]float64, len(coef))
-	armaCSS := func(p []float64) float64 {
-		copy(par, fixed)
-		setMasked(par, p)
-		arimaTransPars(par, a, false, phiBuf, thetaBuf)
-		y := regress(par)
-		return 0.5 * math.Log(arimaCSS(y, a, phiBuf, thetaBuf, ncond, cssW, cssRes))
+	regress := func(par []float64) []float64 { return regressTo(make([]float64, n), par) }
+	// newCSS returns R's armaCSS with its own scratch space, so that the
+	// optimiser can evaluate it concurrently.
+	newCSS := func() func([]float64) float64 {
+		phi, theta := make([]float64, a.fullP()), make([]float64, a.fullQ())
+		xr, w, res := make([]float64, n), make([]float64, n), make([]float64, n)
+		par := make([]float64, len(fixed))
+		return func(p []float64) float64 {
+			copy(par, fixed)
+			setMasked(par, p)
+			arimaTransPars(par, a, false, phi, theta)
+			y := regressTo(xr, par)
+			return 0.5 * math.Log(arimaCSS(y, a, phi, theta, ncond, w, res))
+		}
 	}
 
 	fit := &arimaStatsFit{arma: a, mask: mask, method: method, xreg: cols, ncond: ncond}
@@ -220,9 +223,9 @@ func arimaStats(x []float64, a arimaArma, xreg [][]float64, xnames []string, inc
 	}
 	if method == ARIMAMethodCSS {
 		if noOptim {
-			res.value = armaCSS(nil)
+			res.value = newCSS()(nil)
 		} else {
-			o := &arimaOptim{fn: armaCSS, parscale: ps}
+			o := &arimaOptim{newFn: newCSS, parscale: ps}
 			p, v, code, err := o.minimize(masked(init), arimaMaxit)
 			if err != nil {
 				return nil, err
@@ -239,9 +242,9 @@ func arimaStats(x []float64, a arimaArma, xreg [][]float64, xnames []string, inc
 		arimaTransPars(coef, a, false, phi, theta)
 		var w arimaQ0Work
 		mod := newArimaSS(phi, theta, delta, arimaKappa, &w)
-		y := append([]float64(nil), regress(coef)...)
+		y := regress(coef)
 		rd := mod.r + mod.d
-		mod.like(y, nil, make([]float64, rd), make([]float64, rd), make([]float64, rd*rd))
+		mod.like(y, nil, make([]float64, rd), make([]float64, rd), make([]float64, 2*rd))
 		resid := make([]float64, n)
 		fit.sigma2 = arimaCSS(y, a, phi, theta, ncond, make([]float64, n), resid)
 		fit.valueCSS = fit.sigma2
@@ -268,7 +271,7 @@ func arimaStats(x []float64, a arimaArma, xreg [][]float64, xnames []string, inc
 			code := 0
 			var p []float64
 			if !noOptim {
-				o := &arimaOptim{fn: armaCSS, parscale: ps}
+				o := &arimaOptim{newFn: newCSS, parscale: ps}
 				var err error
 				p, _, code, err = o.minimize(masked(init), arimaMaxit)
 				if err != nil {
@@ -303,29 +306,34 @@ func arimaStats(x []float64, a arimaArma, xreg [][]float64, xnames []string, inc
 		var w arimaQ0Work
 		mod := newArimaSS(phi, theta, delta, arimaKappa, &w)
 		rd := mod.r + mod.d
-		anew, M, mm := make([]float64, rd), make([]float64, rd), make([]float64, rd*rd)
 		// armafn works on a copy of the model whose ARMA block of Pn is
 		// recomputed for every parameter vector (R's upARIMA); the
-		// diffuse block and the zero cross terms come from mod.
-		work := &arimaSS{phi: phiBuf, theta: thetaBuf, delta: delta, r: mod.r, d: mod.d,
-			a: make([]float64, rd), P: make([]float64, rd*rd), Pn: make([]float64, rd*rd)}
-		armafn := func(p []float64, trans bool) float64 {
-			copy(par, fixed)
-			setMasked(par, p)
-			arimaTransPars(par, a, trans, phiBuf, thetaBuf)
-			copy(work.Pn, mod.Pn)
-			work.setQ0(&w)
-			clear(work.a)
-			y := regress(par)
-			lr := work.like(y, nil, anew, M, mm)
-			s2 := lr.ssq / float64(lr.nu)
-			return 0.5 * (math.Log(s2) + lr.sumlog/float64(lr.nu))
+		// diffuse block and the zero cross terms come from mod. newML
+		// returns it with its own scratch space.
+		newML := func() func([]float64) float64 {
+			phi, theta := make([]float64, a.fullP()), make([]float64, a.fullQ())
+			xr, par := make([]float64, n), make([]float64, len(fixed))
+			anew, M, mm := make([]float64, rd), make([]float64, rd), make([]float64, 2*rd)
+			var w arimaQ0Work
+			work := &arimaSS{phi: phi, theta: theta, delta: delta, r: mod.r, d: mod.d,
+				a: make([]float64, rd), P: make([]float64, rd*rd), Pn: make([]float64, rd*rd)}
+			return func(p []float64) float64 {
+				copy(par, fixed)
+				setMasked(par, p)
+				arimaTransPars(par, a, transform, phi, theta)
+				copy(work.Pn, mod.Pn)
+				work.setQ0(&w)
+				clear(work.a)
+				y := regressTo(xr, par)
+				lr := work.like(y, nil, anew, M, mm)
+				s2 := lr.ssq / float64(lr.nu)
+				return 0.5 * (math.Log(s2) + lr.sumlog/float64(lr.nu))
+			}
 		}
-		fn := func(p []float64) float64 { return armafn(p, transform) }
 		if noOptim {
-			res.value = armafn(nil, transform)
+			res.value = newML()(nil)
 		} else {
-			o := &arimaOptim{fn: fn, parscale: ps}
+			o := &arimaOptim{newFn: newML, parscale: ps}
 			p, v, code, err := o.minimize(masked(init), arimaMaxit)
 			if err != nil {
 				return nil, err
@@ -361,7 +369,7 @@ func arimaStats(x []float64, a arimaArma, xreg [][]float64, xnames []string, inc
 				}
 			}
 			if changed {
-				o := &arimaOptim{fn: fn, parscale: ps}
+				o := &arimaOptim{newFn: newML, parscale: ps}
 				p, v, _, err := o.minimize(masked(coef), 0)
 				if err != nil {
 					return nil, err
@@ -430,9 +438,9 @@ func arimaStats(x []float64, a arimaArma, xreg [][]float64, xnames []string, inc
 		theta = make([]float64, a.fullQ())
 		arimaTransPars(coef, a, false, phi, theta)
 		mod = newArimaSS(phi, theta, delta, arimaKappa, &w)
-		y := append([]float64(nil), regress(coef)...)
+		y := regress(coef)
 		resid := make([]float64, n)
-		lr := mod.like(y, resid, anew, M, mm)
+		lr := mod.like(y, resid, make([]float64, rd), make([]float64, rd), make([]float64, 2*rd))
 		fit.sigma2 = lr.ssq / float64(nused)
 		fit.resid = resid
 		fit.model = mod

@@ -1,8 +1,11 @@
 package forecast
 
 import (
+	"encoding/binary"
 	"errors"
 	"math"
+	"runtime"
+	"sync"
 )
 
 // R estimates ARIMA models with optim(method = "BFGS"): Nash's
@@ -34,15 +37,32 @@ const (
 // initial value or finite-difference gradient).
 var errArimaOptim = errors.New("optim failed")
 
-// arimaOptim minimises fn over par (unscaled) the way R's
-// optim(par, fn, method = "BFGS", control = list(parscale = parscale,
-// maxit = maxit)) does. It returns the final parameters (unscaled), the
-// objective there, and the convergence code (0, or 1 when maxit was
-// reached).
+// arimaOptim minimises an objective the way R's optim(par, fn, method =
+// "BFGS", control = list(parscale = parscale)) does. newFn returns
+// instances of the objective with their own scratch space: the 2k
+// function values of a numerical gradient, and the 4k² of the Hessian,
+// are computed concurrently on up to GOMAXPROCS instances. Each value is
+// the same as a sequential evaluation's, so the result does not depend on
+// the number of goroutines.
 type arimaOptim struct {
-	fn       func([]float64) float64
+	newFn    func() func([]float64) float64
 	parscale []float64
+	fns      []func([]float64) float64
 	x        []float64 // scratch, unscaled
+}
+
+// arimaMaxWorkers bounds the goroutines one optimisation uses.
+const arimaMaxWorkers = 8
+
+func (o *arimaOptim) setup(n int) {
+	o.x = make([]float64, n)
+	if o.fns == nil {
+		w := max(1, min(runtime.GOMAXPROCS(0), arimaMaxWorkers, 2*n))
+		o.fns = make([]func([]float64) float64, w)
+		for i := range o.fns {
+			o.fns[i] = o.newFn()
+		}
+	}
 }
 
 func (o *arimaOptim) f(b []float64) (float64, error) {
@@ -52,26 +72,59 @@ func (o *arimaOptim) f(b []float64) (float64, error) {
 		}
 		o.x[i] = v * o.parscale[i]
 	}
-	return o.fn(o.x), nil
+	return o.fns[0](o.x), nil
+}
+
+// evalMany sets out[i] to the objective at the unscaled point pts[i],
+// spreading the points over the objective instances.
+func (o *arimaOptim) evalMany(pts [][]float64, out []float64) {
+	w := min(len(o.fns), len(pts))
+	if w <= 1 {
+		for i, p := range pts {
+			out[i] = o.fns[0](p)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for k := range w {
+		wg.Add(1)
+		go func(fn func([]float64) float64) {
+			defer wg.Done()
+			for i := k; i < len(pts); i += w {
+				out[i] = fn(pts[i])
+			}
+		}(o.fns[k])
+	}
+	wg.Wait()
+}
+
+// gradPoints appends to pts the 2n points of R's fmingr at the scaled b:
+// for each i, b with b[i] ± ndeps, unscaled.
+func (o *arimaOptim) gradPoints(b []float64, pts [][]float64) [][]float64 {
+	n := len(b)
+	for i := range n {
+		for _, sgn := range [2]float64{1, -1} {
+			x := make([]float64, n)
+			for k := range n {
+				x[k] = b[k] * o.parscale[k]
+			}
+			x[i] = (b[i] + sgn*arimaNdeps) * o.parscale[i]
+			pts = append(pts, x)
+		}
+	}
+	return pts
 }
 
 // grad is R's fmingr with numerical derivatives and no bounds.
 func (o *arimaOptim) grad(b, df []float64) error {
-	n := len(b)
-	for i := range n {
-		o.x[i] = b[i] * o.parscale[i]
-	}
-	for i := range n {
-		eps := arimaNdeps
-		o.x[i] = (b[i] + eps) * o.parscale[i]
-		v1 := o.fn(o.x)
-		o.x[i] = (b[i] - eps) * o.parscale[i]
-		v2 := o.fn(o.x)
-		df[i] = (v1 - v2) / (2 * eps)
+	pts := o.gradPoints(b, nil)
+	vals := make([]float64, len(pts))
+	o.evalMany(pts, vals)
+	for i := range b {
+		df[i] = (vals[2*i] - vals[2*i+1]) / (2 * arimaNdeps)
 		if math.IsNaN(df[i]) || math.IsInf(df[i], 0) {
 			return errArimaOptim
 		}
-		o.x[i] = b[i] * o.parscale[i]
 	}
 	return nil
 }
@@ -79,7 +132,7 @@ func (o *arimaOptim) grad(b, df []float64) error {
 // minimize runs vmmin from par with at most maxit iterations.
 func (o *arimaOptim) minimize(par []float64, maxit int) (out []float64, fmin float64, code int, err error) {
 	n := len(par)
-	o.x = make([]float64, n)
+	o.setup(n)
 	b := make([]float64, n)
 	for i := range n {
 		b[i] = par[i] / o.parscale[i]
@@ -241,31 +294,65 @@ func (o *arimaOptim) minimize(par []float64, maxit int) (out []float64, fmin flo
 
 // hessian is R's optimhess at par (unscaled): central differences, of
 // step ndeps/parscale in scaled units, of the numerical gradient, then
-// symmetrised. Row-major n×n.
+// symmetrised. Row-major n×n. Its 4n² function values include repeats
+// (with parscale 1, the points of entries (i, j) and (j, i) coincide);
+// each distinct point is evaluated once.
 func (o *arimaOptim) hessian(par []float64) ([]float64, error) {
 	n := len(par)
-	o.x = make([]float64, n)
+	o.setup(n)
 	dpar := make([]float64, n)
 	for i := range n {
 		dpar[i] = par[i] / o.parscale[i]
 	}
-	df1 := make([]float64, n)
-	df2 := make([]float64, n)
-	H := make([]float64, n*n)
+	var pts [][]float64
 	for i := range n {
 		eps := arimaNdeps / o.parscale[i]
 		dpar[i] += eps
-		if err := o.grad(dpar, df1); err != nil {
-			return nil, err
-		}
+		pts = o.gradPoints(dpar, pts)
 		dpar[i] -= 2 * eps
-		if err := o.grad(dpar, df2); err != nil {
-			return nil, err
+		pts = o.gradPoints(dpar, pts)
+		dpar[i] += eps
+	}
+	// Evaluate each distinct point once.
+	key := func(x []float64) string {
+		b := make([]byte, 0, 8*len(x))
+		for _, v := range x {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+		}
+		return string(b)
+	}
+	index := make(map[string]int, len(pts))
+	var uniq [][]float64
+	which := make([]int, len(pts))
+	for i, x := range pts {
+		k := key(x)
+		u, ok := index[k]
+		if !ok {
+			u = len(uniq)
+			index[k] = u
+			uniq = append(uniq, x)
+		}
+		which[i] = u
+	}
+	uvals := make([]float64, len(uniq))
+	o.evalMany(uniq, uvals)
+	val := func(i int) float64 { return uvals[which[i]] }
+	H := make([]float64, n*n)
+	df1 := make([]float64, n)
+	df2 := make([]float64, n)
+	for i := range n {
+		eps := arimaNdeps / o.parscale[i]
+		base := i * 4 * n
+		for j := range n {
+			df1[j] = (val(base+2*j) - val(base+2*j+1)) / (2 * arimaNdeps)
+			df2[j] = (val(base+2*n+2*j) - val(base+2*n+2*j+1)) / (2 * arimaNdeps)
+			if math.IsNaN(df1[j]) || math.IsInf(df1[j], 0) || math.IsNaN(df2[j]) || math.IsInf(df2[j], 0) {
+				return nil, errArimaOptim
+			}
 		}
 		for j := range n {
 			H[i*n+j] = (df1[j] - df2[j]) / (2 * eps * o.parscale[i] * o.parscale[j])
 		}
-		dpar[i] += eps
 	}
 	for i := range n {
 		for j := range i {
