@@ -201,11 +201,16 @@ const arimaGardnerMaxR = 50
 // max(p, q+1), for unit innovation variance: Gardner, Harvey & Phillips
 // (1980) as R's getQ0 (SSinit "Gardner1980"), or arimaQ0Direct for large r.
 func arimaGetQ0(phi, theta []float64, w *arimaQ0Work) []float64 {
-	p, q := len(phi), len(theta)
-	r := max(p, q+1)
-	if r > arimaGardnerMaxR {
+	if max(len(phi), len(theta)+1) > arimaGardnerMaxR {
 		return arimaQ0Direct(phi, theta)
 	}
+	return arimaQ0Gardner(phi, theta, w)
+}
+
+// arimaQ0Gardner is R's getQ0 (AS154's method).
+func arimaQ0Gardner(phi, theta []float64, w *arimaQ0Work) []float64 {
+	p, q := len(phi), len(theta)
+	r := max(p, q+1)
 	np := r * (r + 1) / 2
 	nrbar := np * (np - 1) / 2
 	w.grow(np, nrbar)
@@ -646,6 +651,13 @@ func (m *arimaSS) setQ0(w *arimaQ0Work) {
 	}
 }
 
+// arimaSteadyEvery and arimaSteadyTol define when the Kalman covariance
+// counts as settled (see like).
+const (
+	arimaSteadyEvery = 8
+	arimaSteadyTol   = 1e-13
+)
+
 // arimaLikeResult holds R's ARIMA_Like values: the sum of squared
 // standardized innovations, the sum of the logs of their variances, and
 // the number of observations that entered both (those with a prediction
@@ -670,6 +682,15 @@ type arimaLikeResult struct {
 // literal port of R's code, which carry the same noise);
 // the work per observation drops from about four to two passes over the
 // (r+d)² covariance, which is what makes auto-ARIMA faster than R.
+//
+// Once the filtered covariance has settled (it moved by less than
+// arimaSteadyTol·(1+max|P|) over arimaSteadyEvery observations), the
+// gain is kept and only the state is updated: the steady-state Kalman
+// filter, O(r+d) per observation. R keeps iterating the covariance
+// recursion; what remains of its convergence then changes the
+// log-likelihood by less than 1e-9 (P is in units of the innovation
+// variance), far below what moves the estimates. Long series gain the
+// most: their covariance settles early.
 func (m *arimaSS) like(y []float64, resid []float64, anew, M, mm []float64) arimaLikeResult {
 	phi, theta, delta := m.phi, m.theta, m.delta
 	p, q, d, r := len(phi), len(theta), m.d, m.r
@@ -702,8 +723,10 @@ func (m *arimaSS) like(y []float64, resid []float64, anew, M, mm []float64) arim
 	}
 	// Only the upper triangles (row ≤ column) of P and Pnew are kept up
 	// to date; both are symmetrised on return.
-	var ssq, sumlog float64
+	var ssq, sumlog, gain float64
 	nu := 0
+	steady := false
+	var snap []float64
 	for l := range y {
 		for i := range r {
 			tmp := 0.0
@@ -725,13 +748,27 @@ func (m *arimaSS) like(y []float64, resid []float64, anew, M, mm []float64) arim
 			}
 			anew[r] = tmp
 		}
-		if l > 0 {
+		if l > 0 && !steady {
 			m.predictCov(P, Pnew, tv, sc0, scw, nzPhi, nzDelta)
 		}
 		if !math.IsNaN(y[l]) {
 			res := y[l] - anew[0]
 			for _, i := range nzDelta {
 				res -= delta[i] * anew[r+i]
+			}
+			if steady {
+				if gain < 1e4 {
+					nu++
+					ssq += res * res / gain
+					sumlog += math.Log(gain)
+				}
+				if resid != nil {
+					resid[l] = res / math.Sqrt(gain)
+				}
+				for i := range rd {
+					a[i] = anew[i] + M[i]*res/gain
+				}
+				continue
 			}
 			// M = Pnew Zᵀ with Z = e₀ + Σ δ_k e_{r+k}, from the upper
 			// triangle: M_i = Pnew[0, i] + Σ δ_k Pnew[min(i, r+k), max(i, r+k)].
@@ -749,7 +786,7 @@ func (m *arimaSS) like(y []float64, resid []float64, anew, M, mm []float64) arim
 					M[i] += Pnew[c+i*rd] * dk
 				}
 			}
-			gain := M[0]
+			gain = M[0]
 			for _, j := range nzDelta {
 				gain += delta[j] * M[r+j]
 			}
@@ -772,7 +809,27 @@ func (m *arimaSS) like(y []float64, resid []float64, anew, M, mm []float64) arim
 					col[i] = pcol[i] - M[i]*f
 				}
 			}
+			// Every arimaSteadyEvery observations, compare P with its
+			// last snapshot; once it has settled, keep the gain.
+			if l >= rd && l%arimaSteadyEvery == 0 {
+				if snap != nil {
+					var maxd, maxa float64
+					for j := range rd {
+						col := P[j*rd : j*rd+j+1]
+						old := snap[j*rd : j*rd+j+1]
+						for i, v := range col {
+							maxd = max(maxd, math.Abs(v-old[i]))
+							maxa = max(maxa, math.Abs(v))
+						}
+					}
+					steady = maxd <= arimaSteadyTol*(1+maxa)
+				} else {
+					snap = make([]float64, len(P))
+				}
+				copy(snap, P)
+			}
 		} else {
+			steady = false
 			copy(a, anew)
 			copy(P, Pnew)
 			if resid != nil {
