@@ -68,7 +68,9 @@ type ARIMAOptions struct {
 // mean), the drift t = 1…n (with one difference) and the exogenous
 // regressors, and ε_t is Gaussian white noise of variance Sigma2. It is
 // what R's forecast::Arima and auto.arima return, and it implements
-// Model.
+// Model. (AutoARIMA's model of a constant series is R's: the mean fixed
+// at the constant, Sigma2 0, LogLik +Inf, and forecasts equal to the
+// constant with zero-width intervals.)
 type ARIMAModel struct {
 	// P, D, Q, SeasonalP, SeasonalD, SeasonalQ and Period are the orders
 	// (R's arimaorder). Period is the series' frequency, also for
@@ -111,9 +113,12 @@ type ARIMAModel struct {
 	LogLik, AIC, AICc, BIC float64
 	// NObs is the number of observations used, n − d − D·m.
 	NObs int
-	// Fitted and Residuals are the one-step in-sample predictions and
-	// the standardized innovations of the Kalman filter (R's
-	// residuals(fit)), len n.
+	// Fitted and Residuals are the one-step in-sample predictions and the
+	// residuals (R's fitted(fit) and residuals(fit)), len n: the Kalman
+	// filter's innovations standardized by their prediction variance in
+	// units of Sigma2 (tiny for the first d + D·m observations, whose
+	// prior is diffuse), or for a CSS fit the conditional innovations
+	// (zero for the first p + d + (P + D)·m).
 	Fitted, Residuals []float64
 	// Method is the estimation method used.
 	Method ARIMAMethod
@@ -130,7 +135,6 @@ type ARIMAModel struct {
 	first    float64 // y[0], the forecast of a constant series
 	constant bool    // auto.arima's constant-series fit
 	nfree    int
-	ncxreg   int // intercept + drift + user columns
 }
 
 // ARIMA fits spec to y with the regressors xreg (xreg[j] is column j,
@@ -256,7 +260,7 @@ func arimaModelFrom(y []float64, spec ARIMASpec, nUser int, fit *arimaStatsFit) 
 		LogLik: fit.loglik, AIC: fit.aic,
 		NObs: fit.nused, Method: fit.method, Converged: fit.code == 0,
 		spec: spec, arma: a, model: fit.model, n: n, nUser: nUser, first: y[0],
-		nfree: nfree, ncxreg: len(fit.coef) - a.narma(),
+		nfree: nfree,
 	}
 	if fit.method == ARIMAMethodCSS {
 		m.LogLik = math.NaN()
@@ -458,13 +462,19 @@ func (m *ARIMAModel) Refit(y []float64, xreg [][]float64) (*ARIMAModel, error) {
 // regressors), the block of CoefCov that impact sessions add to the
 // forecast variance of a sum over the window.
 func (m *ARIMAModel) RegressionCov() ([]string, [][]float64) {
+	// The regression coefficients follow the narma ARMA ones in Coef; the
+	// covariance covers the estimated coefficients in the same order.
+	narma := m.arma.narma()
 	var idx []int
 	var names []string
-	for i, n := range m.CovNames {
-		if i >= 0 && !strings.HasPrefix(n, "ar") && !strings.HasPrefix(n, "ma") &&
-			!strings.HasPrefix(n, "sar") && !strings.HasPrefix(n, "sma") {
-			idx = append(idx, i)
-			names = append(names, n)
+	k := 0
+	for i, name := range m.CoefNames {
+		if k < len(m.CovNames) && m.CovNames[k] == name {
+			if i >= narma {
+				idx = append(idx, k)
+				names = append(names, name)
+			}
+			k++
 		}
 	}
 	cov := make([][]float64, len(idx))

@@ -67,6 +67,14 @@ type AutoARIMAOptions struct {
 	NoDrift, NoMean bool
 	// NModels bounds the stepwise search's number of fits (R: 94).
 	NModels int
+	// MaxSeasonalPeriod is the longest period for which seasonal AR and
+	// MA terms are considered (default 24; 0 for no limit, as R). Longer
+	// periods keep their seasonal differencing but get no seasonal ARMA
+	// terms: R would try them, but the state of a seasonal ARMA model has
+	// period·(P+1)+p dimensions, and one fit at period 52 takes tens of
+	// seconds (R: longer). MODELLING §2.7 covers long seasons with
+	// STL-ARIMA and Fourier regressors instead.
+	MaxSeasonalPeriod int
 }
 
 // DefaultAutoARIMAOptions returns R's auto.arima() defaults.
@@ -75,7 +83,7 @@ func DefaultAutoARIMAOptions() AutoARIMAOptions {
 		D: -1, SeasonalD: -1,
 		MaxP: 5, MaxQ: 5, MaxSP: 2, MaxSQ: 2, MaxOrder: 5, MaxD: 2, MaxSD: 1,
 		StartP: 2, StartQ: 2, StartSP: 1, StartSQ: 1,
-		NModels: 94,
+		NModels: 94, MaxSeasonalPeriod: 24,
 	}
 }
 
@@ -106,9 +114,18 @@ func DefaultAutoARIMAOptions() AutoARIMAOptions {
 // when the refit fails, as in R. Seasonal terms need ≥ 3 full cycles
 // (R's bound P, Q ≤ n/(3·period)) and seasonal differencing > 2 cycles.
 //
+// Where it deliberately differs from R: series of fewer than 3
+// observations are skipped (R fits their mean); periods above
+// opt.MaxSeasonalPeriod (default 24) get no seasonal AR or MA terms (see
+// AutoARIMAOptions); seasonal models whose ARMA state exceeds 60
+// dimensions use the exact initial covariance instead of Gardner's (see
+// arimaGardnerMaxR in arima_kalman.go). Where R's choice hangs on the
+// sign of a numerically ill-conditioned Hessian (a refit R rejects for a
+// negative variance), the two can choose differently.
+//
 // Errors: NaN or Inf input; R's "No suitable ARIMA model found" and
-// other failures as errors; an empty series or one too short to
-// difference as *SkipError.
+// other failures as errors; a series too short to fit or to difference
+// as *SkipError.
 func AutoARIMA(y []float64, period int, xreg [][]float64, opt AutoARIMAOptions) (*ARIMAModel, error) {
 	if opt == (AutoARIMAOptions{}) {
 		opt = DefaultAutoARIMAOptions()
@@ -122,6 +139,11 @@ func AutoARIMA(y []float64, period int, xreg [][]float64, opt AutoARIMAOptions) 
 	s := &autoARIMA{x: y, xreg: xreg, freq: period, opt: opt, ic: opt.IC}
 	return s.run()
 }
+
+// arimaMinObs is the shortest series AutoARIMA fits. R's auto.arima also
+// fits one or two points (a mean); that is no time-series model, and the
+// contest has better baselines for it.
+const arimaMinObs = 3
 
 type autoARIMA struct {
 	x      []float64
@@ -150,6 +172,9 @@ func (s *autoARIMA) run() (*ARIMAModel, error) {
 	n := len(x)
 	serieslength := n
 	allowmean, allowdrift := !opt.NoMean, !opt.NoDrift
+	if n < arimaMinObs {
+		return nil, skip("ARIMA", "%d observations; auto-ARIMA needs at least %d", n, arimaMinObs)
+	}
 	if arimaIsConstant(x) {
 		mean := 0.0
 		for _, v := range x {
@@ -180,6 +205,9 @@ func (s *autoARIMA) run() (*ARIMAModel, error) {
 	maxQ := min(opt.MaxQ, serieslength/3)
 	maxSP := min(opt.MaxSP, int(math.Floor(float64(serieslength)/3/float64(m))))
 	maxSQ := min(opt.MaxSQ, int(math.Floor(float64(serieslength)/3/float64(m))))
+	if opt.MaxSeasonalPeriod > 0 && m > opt.MaxSeasonalPeriod {
+		maxSP, maxSQ = 0, 0
+	}
 	if serieslength <= 3 {
 		s.ic = ARIMAAIC
 	}
@@ -308,7 +336,7 @@ func (s *autoARIMA) run() (*ARIMAModel, error) {
 		results = append(results, autoRow{p, d, q, P, D, Q, c, f.ic})
 	}
 	fitOf := func(p, q, P, Q int, c bool) autoFit {
-		return s.myarima(p, d, q, P, D, Q, m, c, approx)
+		return s.myarima(p, d, q, P, D, Q, c, approx)
 	}
 	b2i := func(b bool) int {
 		if b {
@@ -441,7 +469,7 @@ func (s *autoARIMA) run() (*ARIMAModel, error) {
 		})
 		for _, i := range order {
 			r := results[i]
-			f := s.myarima(r.p, d, r.q, r.sp, D, r.sq, m, r.constant, false)
+			f := s.myarima(r.p, d, r.q, r.sp, D, r.sq, r.constant, false)
 			if f.ic < math.Inf(1) {
 				bestfit = f
 				break
@@ -484,7 +512,7 @@ func (s *autoARIMA) exhaustive(d, D, m, maxP, maxQ, maxSP, maxSQ int, constant, 
 						continue
 					}
 					for K := 0; K <= maxK; K++ {
-						f := s.myarima(i, d, j, I, D, J, m, K == 1, approx)
+						f := s.myarima(i, d, j, I, D, J, K == 1, approx)
 						if f.ic < best.ic {
 							best = f
 							bestConst = K == 1
@@ -499,7 +527,7 @@ func (s *autoARIMA) exhaustive(d, D, m, maxP, maxQ, maxSP, maxSQ int, constant, 
 	}
 	if approx {
 		b := best.m
-		f := s.myarima(b.P, d, b.Q, b.SeasonalP, D, b.SeasonalQ, m, bestConst, false)
+		f := s.myarima(b.P, d, b.Q, b.SeasonalP, D, b.SeasonalQ, bestConst, false)
 		if math.IsInf(f.ic, 1) {
 			return s.exhaustive(d, D, m, maxP, maxQ, maxSP, maxSQ, constant, false)
 		}
@@ -514,7 +542,7 @@ func (s *autoARIMA) exhaustive(d, D, m, maxP, maxQ, maxSP, maxSQ int, constant, 
 // from the conditional variance and the offset), and rejected (+Inf) when
 // the fit fails, an AR or MA root has modulus below 1.01, or a
 // coefficient variance is negative.
-func (s *autoARIMA) myarima(p, d, q, P, D, Q, m int, constant, approx bool) autoFit {
+func (s *autoARIMA) myarima(p, d, q, P, D, Q int, constant, approx bool) autoFit {
 	x := s.x
 	n := len(x)
 	// R's myarima takes the period from the series' frequency.

@@ -13,22 +13,21 @@ const arimaKappa = 1e6
 
 // arimaStatsFit is what R's stats::arima returns.
 type arimaStatsFit struct {
-	arma     arimaArma
-	coef     []float64 // ARMA coefficients, then regression coefficients
-	names    []string
-	mask     []bool // estimated (true) or fixed
-	sigma2   float64
-	varCoef  []float64 // over the masked coefficients, row-major
-	loglik   float64
-	aic      float64 // NaN for CSS
-	resid    []float64
-	nused    int
-	model    *arimaSS
-	code     int
-	xreg     [][]float64 // regressor columns, intercept included
-	ncond    int
-	method   ARIMAMethod
-	valueCSS float64 // sigma2 of the CSS fit (method CSS)
+	arma    arimaArma
+	coef    []float64 // ARMA coefficients, then regression coefficients
+	names   []string
+	mask    []bool // estimated (true) or fixed
+	sigma2  float64
+	varCoef []float64 // over the masked coefficients, row-major
+	loglik  float64
+	aic     float64 // NaN for CSS
+	resid   []float64
+	nused   int
+	model   *arimaSS
+	code    int
+	xreg    [][]float64 // regressor columns, intercept included
+	ncond   int
+	method  ARIMAMethod
 }
 
 // arimaStats estimates a regression with ARIMA errors as R's
@@ -95,6 +94,9 @@ func arimaStats(x []float64, a arimaArma, xreg [][]float64, xnames []string, inc
 		origXreg = ncxreg == 1
 		for i := range ncxreg {
 			origXreg = origXreg || !mask[narma+i]
+		}
+		if n <= ncxreg {
+			return nil, fmt.Errorf("%d observations for %d regression coefficients", n, ncxreg)
 		}
 		if !origXreg {
 			origCols = cols
@@ -205,12 +207,18 @@ func arimaStats(x []float64, a arimaArma, xreg [][]float64, xnames []string, inc
 		phi, theta := make([]float64, a.fullP()), make([]float64, a.fullQ())
 		xr, w, res := make([]float64, n), make([]float64, n), make([]float64, n)
 		par := make([]float64, len(fixed))
+		if ncxreg == 0 {
+			// The differenced series does not depend on the parameters.
+			arimaCSSDiff(x, a, w)
+		}
 		return func(p []float64) float64 {
 			copy(par, fixed)
 			setMasked(par, p)
 			arimaTransPars(par, a, false, phi, theta)
-			y := regressTo(xr, par)
-			return 0.5 * math.Log(arimaCSS(y, a, phi, theta, ncond, w, res))
+			if ncxreg > 0 {
+				arimaCSSDiff(regressTo(xr, par), a, w)
+			}
+			return 0.5 * math.Log(arimaCSSCore(w, phi, theta, ncond, res))
 		}
 	}
 
@@ -247,7 +255,6 @@ func arimaStats(x []float64, a arimaArma, xreg [][]float64, xnames []string, inc
 		mod.like(y, nil, make([]float64, rd), make([]float64, rd), make([]float64, 2*rd))
 		resid := make([]float64, n)
 		fit.sigma2 = arimaCSS(y, a, phi, theta, ncond, make([]float64, n), resid)
-		fit.valueCSS = fit.sigma2
 		fit.resid = resid
 		fit.model = mod
 		if !noOptim {

@@ -31,7 +31,7 @@ func (a arimaArma) fullQ() int { return a.q + a.period*a.sq }
 func arimaPartrans(raw, out []float64) {
 	p := len(raw)
 	var wbuf [100]float64
-	work := wbuf[:0]
+	var work []float64
 	if p > len(wbuf) {
 		work = make([]float64, p)
 	} else {
@@ -192,10 +192,14 @@ func (w *arimaQ0Work) grow(np, nrbar int) {
 
 // arimaGardnerMaxR is the largest state dimension r for which the initial
 // covariance is computed by Gardner's method, as R does for every r ≤ 350.
-// Its workspace grows as r⁴/8; above this limit arimaQ0Direct, an exact
-// O(r²+p³) solution of the same equation, takes over (it agrees with
-// Gardner's to about 1e-12 relative where both run, see the tests).
-const arimaGardnerMaxR = 50
+// Its workspace grows as r⁴/8 (13 MB at r = 60, which covers period 24
+// with P ≤ 2); above this limit arimaQ0Direct, the exact solution of the
+// same equation in O(r²+p³), takes over. The two agree to rounding for
+// most models, but Gardner's method is inaccurate near non-stationarity
+// (R's PR#14682; the tests hold a case where it is 12 % off): the
+// likelihood R maximises carries that error, so for r ≤ 60 this package
+// carries it too, and above it departs from R towards the exact value.
+const arimaGardnerMaxR = 60
 
 // arimaGetQ0 returns the r×r covariance of the initial ARMA state, r =
 // max(p, q+1), for unit innovation variance: Gardner, Harvey & Phillips
@@ -989,9 +993,7 @@ func (m *arimaSS) transition() (T, V []float64) {
 	r, d := m.r, m.d
 	rd := r + d
 	T = make([]float64, rd*rd)
-	for i, v := range m.phi {
-		T[i] = v
-	}
+	copy(T, m.phi)
 	for i := 1; i < r; i++ {
 		T[(i-1)+rd*i] = 1
 	}
@@ -1081,6 +1083,14 @@ func (m *arimaSS) forecast(h int) (mean, variance []float64) {
 // and returns the mean squared innovation; resid, when not nil, receives
 // the innovations (zero before ncond).
 func arimaCSS(y []float64, a arimaArma, phi, theta []float64, ncond int, w, resid []float64) float64 {
+	arimaCSSDiff(y, a, w)
+	return arimaCSSCore(w, phi, theta, ncond, resid)
+}
+
+// arimaCSSDiff writes into w the series y differenced as ARIMA_CSS does
+// it, in place from the end (the first values are left partly
+// differenced; the recursion starts after them).
+func arimaCSSDiff(y []float64, a arimaArma, w []float64) {
 	n := len(y)
 	copy(w, y)
 	for range a.d {
@@ -1094,36 +1104,91 @@ func arimaCSS(y []float64, a arimaArma, phi, theta []float64, ncond int, w, resi
 			w[l] -= w[l-ns]
 		}
 	}
+}
+
+// arimaCSSCore is ARIMA_CSS's recursion on the differenced series w.
+func arimaCSSCore(w, phi, theta []float64, ncond int, resid []float64) float64 {
+	n := len(w)
 	// Terms with a zero coefficient change nothing; skip them (expanded
 	// seasonal polynomials are mostly zeros).
-	var nzp, nzq [64]int
-	ip, iq := nzp[:0], nzq[:0]
+	type term struct {
+		c   float64
+		lag int
+	}
+	var bp, bq [64]term
+	tp, tq := bp[:0], bq[:0]
 	for j, v := range phi {
 		if v != 0 {
-			ip = append(ip, j)
+			tp = append(tp, term{v, j + 1})
 		}
 	}
 	for j, v := range theta {
 		if v != 0 {
-			iq = append(iq, j)
+			tq = append(tq, term{v, j + 1})
 		}
 	}
 	for l := 0; l < ncond && l < n; l++ {
 		resid[l] = 0
 	}
+	if ncond >= n {
+		return math.NaN() // R: 0/0, no innovation after the conditioning ones
+	}
+	// The AR part does not depend on the innovations: compute it for all
+	// observations first, term by term (each observation still subtracts
+	// its terms in R's order), then run the MA recursion in place.
+	for l := ncond; l < n; l++ {
+		resid[l] = w[l]
+	}
+	dst := resid[ncond:n]
+	m := len(dst)
+	for len(tp) > 0 {
+		// Up to four terms per pass over the series.
+		switch {
+		case len(tp) >= 4:
+			c0, c1, c2, c3 := tp[0].c, tp[1].c, tp[2].c, tp[3].c
+			s0 := w[ncond-tp[0].lag:][:m]
+			s1 := w[ncond-tp[1].lag:][:m]
+			s2 := w[ncond-tp[2].lag:][:m]
+			s3 := w[ncond-tp[3].lag:][:m]
+			for i := range dst {
+				x := dst[i]
+				x -= c0 * s0[i]
+				x -= c1 * s1[i]
+				x -= c2 * s2[i]
+				x -= c3 * s3[i]
+				dst[i] = x
+			}
+			tp = tp[4:]
+		case len(tp) >= 2:
+			c0, c1 := tp[0].c, tp[1].c
+			s0 := w[ncond-tp[0].lag:][:m]
+			s1 := w[ncond-tp[1].lag:][:m]
+			for i := range dst {
+				x := dst[i]
+				x -= c0 * s0[i]
+				x -= c1 * s1[i]
+				dst[i] = x
+			}
+			tp = tp[2:]
+		default:
+			c0 := tp[0].c
+			s0 := w[ncond-tp[0].lag:][:m]
+			for i := range dst {
+				dst[i] -= c0 * s0[i]
+			}
+			tp = tp[1:]
+		}
+	}
 	ssq := 0.0
 	nu := 0
 	for l := ncond; l < n; l++ {
-		tmp := w[l]
-		for _, j := range ip {
-			tmp -= phi[j] * w[l-j-1]
-		}
+		tmp := resid[l]
 		lim := l - ncond
-		for _, j := range iq {
-			if j >= lim {
+		for _, t := range tq {
+			if t.lag > lim {
 				break
 			}
-			tmp -= theta[j] * resid[l-j-1]
+			tmp -= t.c * resid[l-t.lag]
 		}
 		resid[l] = tmp
 		if !math.IsNaN(tmp) {
