@@ -300,6 +300,7 @@ func TestAutoARIMAMatchesR(t *testing.T) {
 			}
 			d := compareFit(t, m, c.arimaRefFit, c.H, c.XregFuture)
 			checkDev(t, d)
+			t.Logf("%s: %v", m.Name(), d)
 			wantKey := "ARIMA"
 			if c.Xreg != nil {
 				wantKey = "ARIMAX"
@@ -341,7 +342,9 @@ func TestARIMAMatchesR(t *testing.T) {
 				}
 				c.LogLik, c.AICc = math.NaN(), math.NaN()
 			}
-			checkDev(t, compareFit(t, m, c.arimaRefFit, c.H, c.XregFuture))
+			d := compareFit(t, m, c.arimaRefFit, c.H, c.XregFuture)
+			checkDev(t, d)
+			t.Logf("%s: %v", m.Name(), d)
 			if m.Method.String() != c.FitMethod {
 				t.Errorf("method %v, want %s", m.Method, c.FitMethod)
 			}
@@ -451,6 +454,7 @@ func TestAutoARIMASyntheticMatchesR(t *testing.T) {
 				t.Fatal(err)
 			}
 			d := compareFit(t, m, c.Fit, c.H, nil)
+			t.Logf("%s: %v", m.Name(), d)
 			if c.Name == "daily2000" {
 				checkDev(t, d)
 				return
