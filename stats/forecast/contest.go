@@ -504,6 +504,7 @@ func lineup(opt ContestOptions, train int) []candidate {
 	}
 	cs = append(cs, etsCandidates(opt, seasons)...)
 	cs = append(cs, stlCandidates(opt, seasons)...)
+	cs = append(cs, arimaCandidates(opt, seasons)...)
 	cs = append(cs, tslmCandidates(opt, seasons)...)
 	// Keys stay unique when two seasons share a code.
 	seen := map[string]int{}
@@ -623,6 +624,53 @@ func tslmCandidates(opt ContestOptions, seasons []Season) []candidate {
 	if len(opt.Xreg) > 0 {
 		out = append(out, candidate{key: "LM", refit: refit,
 			fit: func(y []float64, x [][]float64) (Model, error) { return LM(y, x) }})
+	}
+	return out
+}
+
+// arimaMaxPeriod is the longest season seasonal ARIMA models in the
+// contest; longer ones (52, 168, 365) go through STL-ARIMA (MODELLING §2.7).
+const arimaMaxPeriod = 24
+
+// arimaCandidates are auto-ARIMA per season up to arimaMaxPeriod
+// ("ARIMA+MA", or "ARIMAX+MA" with regressors), or non-seasonal "ARIMA"
+// when there is no such season, and STL-ARIMA per season.
+func arimaCandidates(opt ContestOptions, seasons []Season) []candidate {
+	base := "ARIMA"
+	if len(opt.Xreg) > 0 {
+		base = "ARIMAX"
+	}
+	refit := func(m Model, y []float64, x [][]float64) (Model, error) { return m.(*ARIMAModel).Refit(y, x) }
+	var out []candidate
+	add := func(key string, period int) {
+		out = append(out, candidate{key: key, refit: refit,
+			fit: func(y []float64, x [][]float64) (Model, error) {
+				return AutoARIMA(y, period, x, DefaultAutoARIMAOptions())
+			}})
+	}
+	for _, s := range seasons {
+		if s.lag() <= arimaMaxPeriod {
+			add(seasonalKey(base, s), s.lag())
+		}
+	}
+	if len(out) == 0 {
+		add(base, 1)
+	}
+	for _, s := range seasons {
+		m := s.lag()
+		out = append(out, candidate{key: seasonalKey("STL-"+base, s),
+			fit: func(y []float64, x [][]float64) (Model, error) {
+				return STLModelFit(y, m, "STL-"+base, func(adj []float64) (Model, error) {
+					o := DefaultAutoARIMAOptions()
+					o.NonSeasonal = true
+					return AutoARIMA(adj, 1, x, o)
+				})
+			},
+			refit: func(old Model, y []float64, x [][]float64) (Model, error) {
+				inner := old.(*STLModel).Inner.(*ARIMAModel)
+				return STLModelFit(y, m, "STL-"+base, func(adj []float64) (Model, error) { return inner.Refit(adj, x) })
+			},
+		})
 	}
 	return out
 }

@@ -36,7 +36,7 @@ func TestContestAirPassengers(t *testing.T) {
 			t.Errorf("%s: holdout forecast of %d buckets", c.Key, len(c.Holdout.Mean))
 		}
 	}
-	for _, k := range []string{"naive", "naive2", "theta", "seasonal_naive+MA", "seasonal_mean+MA", "seasonal_median+MA", "ETS+MA", "STL-ETS+MA", "TSLM+MA", "ENSEMBLE"} {
+	for _, k := range []string{"naive", "naive2", "theta", "seasonal_naive+MA", "seasonal_mean+MA", "seasonal_median+MA", "ETS+MA", "STL-ETS+MA", "TSLM+MA", "ARIMA+MA", "STL-ARIMA+MA", "ENSEMBLE"} {
 		if !keys[k] {
 			t.Errorf("no contestant %s (have %v)", k, keys)
 		}
