@@ -563,7 +563,7 @@ func TestForecastSessionIntervals(t *testing.T) {
 	s := newServer(t)
 	var hours, years strings.Builder
 	hours.WriteString("at,load\n")
-	for i := range 24 * 30 {
+	for i := range 24 * 12 { // short enough to leave out the 168-hour season, so that -race stays quick
 		at := time.Date(2018, 1, 1, i, 20, 0, 0, time.UTC)
 		fmt.Fprintf(&hours, "%s,%.2f\n", at.Format(time.RFC3339), 50+20*math.Sin(2*math.Pi*float64(i%24)/24)+math.Cos(float64(i)))
 	}
@@ -577,8 +577,8 @@ func TestForecastSessionIntervals(t *testing.T) {
 		name, body, ts, first, before, start string
 		rows                                 int
 	}{
-		{"hour", `{"dataSourceName": "hours", "targetColumn": "load", "resultInterval": "hour", "startDate": "2018-01-31T08:30:00+08:00", "endDate": "2018-01-31T23:30:00Z"}`,
-			"at", "2018-01-31T00:00:00.0000000Z", "720 hourly observations were found in the dataset before 2018-01-31T23:59:59.9999999Z.", "2018-01-31T00:30:00+00:00", 24},
+		{"hour", `{"dataSourceName": "hours", "targetColumn": "load", "resultInterval": "hour", "startDate": "2018-01-12T08:30:00+08:00", "endDate": "2018-01-12T23:30:00Z"}`,
+			"at", "2018-01-12T00:00:00.0000000Z", "288 hourly observations were found in the dataset before 2018-01-12T23:59:59.9999999Z.", "2018-01-12T00:30:00+00:00", 24},
 		{"year", `{"dataSourceName": "years", "targetColumn": "volume", "resultInterval": "year", "startDate": "1971-06-01", "endDate": "1980-01-01"}`,
 			"year", "1971-01-01T00:00:00.0000000Z", "100 yearly observations were found in the dataset before 1980-12-31T23:59:59.9999999Z.", "1971-06-01T00:00:00+00:00", 10},
 	} {

@@ -71,7 +71,11 @@ func (s *testServer) createSession(t testing.TB, body string) sessionJSON {
 // waitSession polls a session until it leaves requested and started.
 func (s *testServer) waitSession(t testing.TB, id string) sessionJSON {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
+	wait := 2 * time.Minute
+	if raceEnabled {
+		wait = 10 * time.Minute
+	}
+	deadline := time.Now().Add(wait)
 	for time.Now().Before(deadline) {
 		res := s.do(t, http.MethodGet, "/v1/sessions/"+id, nil)
 		if res.status != http.StatusOK {
@@ -83,7 +87,7 @@ func (s *testServer) waitSession(t testing.TB, id string) sessionJSON {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("session %s did not finish in 2 minutes", id)
+	t.Fatalf("session %s did not finish in %v", id, wait)
 	return sessionJSON{}
 }
 

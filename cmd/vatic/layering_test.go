@@ -33,7 +33,7 @@ var allowed = map[string][]string{
 	"remote/remotetest": {"remote"},
 	"webhook":           {"engine"},
 	// wiring and tools
-	"bench":     {},
+	"bench":     {"stats/forecast"},
 	"cmd/bench": {"bench"},
 	"cmd/vatic": {"*"},
 }
