@@ -66,8 +66,8 @@ func TestImpactSessionLevelShift(t *testing.T) {
 		t.Errorf("created = %+v", created)
 	}
 	done := s.waitSession(t, created.SessionID)
-	if done.Status != "completed" || done.Algorithm == nil {
-		t.Fatalf("session = %+v, want completed", done)
+	if done.Status != "completed" || done.Algorithm == nil || done.Algorithm.Key != "ARIMA" {
+		t.Fatalf("session = %+v, want completed with ARIMA", done)
 	}
 	sid := "/v1/sessions/" + done.SessionID
 	res = s.do(t, http.MethodGet, sid, nil)
@@ -169,5 +169,58 @@ func TestImpactSessionValidation(t *testing.T) {
 	wantError(t, "no dates", post(`{`+ok+`, "eventName": "e"}`), 400, "RequestValidation", "startDate")
 	if res := s.do(t, http.MethodGet, "/v1/sessions?page=0&pageSize=1", nil); res.header.Get("Nexosis-Account-SessionCount-Current") != "0" {
 		t.Errorf("refused requests counted as sessions: %s", res.header.Get("Nexosis-Account-SessionCount-Current"))
+	}
+}
+
+// A pre-period shorter than three windows (35 days before a 14-day
+// window) falls back to ETS; the shift is still found.
+func TestImpactSessionETSFallback(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	var b strings.Builder
+	b.WriteString("day,visits\n")
+	week := []float64{10, 12, 15, 14, 20, 35, 30}
+	for i := range 49 {
+		y := 200 + week[i%7] + 3*math.Sin(float64(i)*1.7)
+		if i >= 35 {
+			y += 60
+		}
+		fmt.Fprintf(&b, "%s,%.3f\n", time.Date(2018, 3, 27+i, 0, 0, 0, 0, time.UTC).Format(time.DateOnly), y)
+	}
+	s.putCSV(t, "short", b.String())
+	_, done := s.runImpact(t, "short") // 2018-05-01 is day 35
+	if done.Status != "completed" || done.Algorithm == nil || done.Algorithm.Key != "ETS" {
+		t.Fatalf("session = %+v, want completed with ETS", done)
+	}
+	r := decode[forecastResults](t, s.do(t, http.MethodGet, "/v1/sessions/"+done.SessionID+"/results?pageSize=100", nil))
+	if r.Metrics["pValue"] >= 0.05 || r.Metrics["absoluteEffect"] < 14*60*0.6 || len(r.Metrics) != 3 {
+		t.Errorf("metrics = %v, want a significant positive effect near %d", r.Metrics, 14*60)
+	}
+}
+
+// With a feature the counterfactual is ARIMAX on its window values: a
+// regressor that explains the rise in the window leaves no effect, the
+// same rise without it is one.
+func TestImpactSessionRegressor(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	var b strings.Builder
+	b.WriteString("day,visits,ads\n")
+	for i := range 160 {
+		ads := float64((i*7)%5) + 0.5*math.Sin(float64(i))
+		if i >= 120 {
+			ads += 6
+		}
+		y := 200 + 5*ads + 3*math.Sin(float64(i)*1.7) + 2*math.Cos(float64(i)*0.9)
+		fmt.Fprintf(&b, "%s,%.3f,%.3f\n", time.Date(2018, 1, 1+i, 0, 0, 0, 0, time.UTC).Format(time.DateOnly), y, ads)
+	}
+	s.putCSV(t, "ads", b.String())
+	_, done := s.runImpact(t, "ads")
+	if done.Status != "completed" || done.Algorithm == nil || done.Algorithm.Key != "ARIMAX" {
+		t.Fatalf("session = %+v, want completed with ARIMAX", done)
+	}
+	r := decode[forecastResults](t, s.do(t, http.MethodGet, "/v1/sessions/"+done.SessionID+"/results?pageSize=100", nil))
+	if r.Metrics["pValue"] < 0.05 || math.Abs(r.Metrics["absoluteEffect"]) > 14*10 {
+		t.Errorf("metrics = %v, want the regressor to explain the rise", r.Metrics)
 	}
 }
