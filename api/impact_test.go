@@ -69,6 +69,12 @@ func TestImpactSessionLevelShift(t *testing.T) {
 	if done.Status != "completed" || done.Algorithm == nil || done.Algorithm.Key != "ARIMA" {
 		t.Fatalf("session = %+v, want completed with ARIMA", done)
 	}
+	for q, n := range map[string]int{"spring-promo": 1, "other-event": 0} {
+		l := decode[struct{ Items []sessionJSON }](t, s.do(t, http.MethodGet, "/v1/sessions?pageSize=100&eventName="+q, nil))
+		if len(l.Items) != n {
+			t.Errorf("GET /sessions?eventName=%s = %d sessions, want %d", q, len(l.Items), n)
+		}
+	}
 	sid := "/v1/sessions/" + done.SessionID
 	res = s.do(t, http.MethodGet, sid, nil)
 	goldenSession(t, "impact_completed", res.body)
