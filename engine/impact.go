@@ -25,7 +25,13 @@ import (
 //     cycles of it), with the features' actual values in the window as
 //     regressors; with a pre-period shorter than 3×H, or when ARIMA fails,
 //     ETS on the target alone, then seasonal naive (the fallbacks take no
-//     regressors).
+//     regressors). A fallback on a series too short for a seasonal period
+//     (week, year buckets) is naive.
+//   - Var(S) of the window total: ARIMA's analytic formula (MODELLING
+//     §3.3); for ETS the sample variance of 999 residual-bootstrap totals
+//     (innovations resampled from the fit's residuals, parameters not
+//     re-estimated, seeded by the session); for (seasonal) naive the same
+//     analytic formula with its ψ (1 at multiples of the lag) and σ².
 //   - The message "N daily observations were found in the dataset
 //     before <window end>" counts the pre-period's and the window's
 //     buckets with a value, as recorded (MODELLING §3.2 step 1).
@@ -75,7 +81,7 @@ func impactPeriod(interval string, n int) int {
 
 // counterfactual fits MODELLING §3.2's model on the plan's pre-period and
 // predicts the gap and the window.
-func counterfactual(p *forecastPlan) (impactFit, error) {
+func counterfactual(p *forecastPlan, seed uint64) (impactFit, error) {
 	n, hor := len(p.y), p.gap+p.h
 	period := impactPeriod(p.interval, n)
 	if n >= 3*p.h {
@@ -95,12 +101,22 @@ func counterfactual(p *forecastPlan) (impactFit, error) {
 			}
 		}
 	}
-	if m, err := forecast.ETS(p.y, period, forecast.ETSOptions{}); err == nil {
+	if m, err := forecast.ETS(p.y, period, forecast.ETSOptions{Seed: seed}); err == nil {
 		if f, err := m.Forecast(hor, nil); err == nil {
-			return impactFit{key: "ETS", f: f, varS: boundSumVariance(f, p.gap)}, nil
+			v := bootstrapVariance(m.BootstrapSums(hor, p.gap, impactPaths, seed))
+			if math.IsNaN(v) {
+				v = boundSumVariance(f, p.gap)
+			}
+			return impactFit{key: "ETS", f: f, varS: v}, nil
 		}
 	}
-	m, err := forecast.SeasonalNaive(p.y, period)
+	var m *forecast.NaiveModel
+	var err error
+	if period >= 2 {
+		m, err = forecast.SeasonalNaive(p.y, period)
+	} else {
+		m, err = forecast.Naive(p.y)
+	}
 	if err != nil {
 		return impactFit{}, err
 	}
@@ -108,7 +124,52 @@ func counterfactual(p *forecastPlan) (impactFit, error) {
 	if err != nil {
 		return impactFit{}, err
 	}
-	return impactFit{key: "seasonal_naive", f: f, varS: boundSumVariance(f, p.gap)}, nil
+	// A (seasonal) naive forecast is a random walk at lag m:
+	// ψ_k = 1 when m divides k, 0 otherwise.
+	psi := make([]float64, hor)
+	for k := 0; k < hor; k += m.Lag {
+		psi[k] = 1
+	}
+	return impactFit{key: m.Key(), f: f, varS: m.Sigma2 * psiSumFactor(psi, p.gap, p.h)}, nil
+}
+
+// impactPaths is how many bootstrap paths the ETS fallback draws
+// (MODELLING §3.3's N = 999).
+const impactPaths = 999
+
+// bootstrapVariance is the sample variance of the bootstrap totals; NaN
+// with fewer than 100 of them.
+func bootstrapVariance(sums []float64) float64 {
+	if len(sums) < 100 {
+		return math.NaN()
+	}
+	var mean float64
+	for _, v := range sums {
+		mean += v
+	}
+	mean /= float64(len(sums))
+	var ss float64
+	for _, v := range sums {
+		ss += (v - mean) * (v - mean)
+	}
+	return ss / float64(len(sums)-1)
+}
+
+// psiSumFactor is Σ_i c_i² with c_i = Σ_{j=max(i,gap+1)}^{gap+h} ψ_{j−i}:
+// the variance of the window's total in units of σ² for a model with MA(∞)
+// weights ψ forecasting gap buckets before the h of the window. With gap
+// = 0 it is Σ_{j=1..h} (Σ_{k=0..h−j} ψ_k)².
+func psiSumFactor(psi []float64, gap, h int) float64 {
+	hor := gap + h
+	v := 0.0
+	for i := 1; i <= hor; i++ {
+		c := 0.0
+		for j := max(i, gap+1); j <= hor; j++ {
+			c += psi[j-i]
+		}
+		v += c * c
+	}
+	return v
 }
 
 // arimaSumVariance is MODELLING §3.3's Var(S) of the window's total under
@@ -121,16 +182,7 @@ func counterfactual(p *forecastPlan) (impactFit, error) {
 // the drift and the regressors' window values.
 func arimaSumVariance(m *forecast.ARIMAModel, n, gap, h int, future [][]float64) float64 {
 	hor := gap + h
-	psi := m.PsiWeights(hor)
-	v := 0.0
-	for i := 1; i <= hor; i++ {
-		c := 0.0
-		for j := max(i, gap+1); j <= hor; j++ {
-			c += psi[j-i]
-		}
-		v += c * c
-	}
-	v *= m.Sigma2
+	v := m.Sigma2 * psiSumFactor(m.PsiWeights(hor), gap, h)
 	if len(future) == 0 {
 		return v
 	}
@@ -165,7 +217,8 @@ func arimaSumVariance(m *forecast.ARIMAModel, n, gap, h int, future [][]float64)
 	return v
 }
 
-// boundSumVariance is the Var(S) of the ETS and seasonal-naive fallbacks.
+// boundSumVariance is the Var(S) of the ETS fallback when its bootstrap
+// has too few paths (a multiplicative trend that turns negative).
 // Their per-step predictive σ_j is read from the 0.2 and 0.8 quantiles;
 // the steps' errors are correlated (they share the innovations) and their
 // covariances are not at hand, so the variance of the total is taken as
@@ -288,7 +341,7 @@ func (e *Engine) runImpact(ctx context.Context, s Session, progress func(int)) e
 		{"informational", fmt.Sprintf("%d %s observations were found in the dataset before %s.", observed, intervalAdjective(plan.interval), rowTime(wEnd.Add(-100)))},
 	}, append(in.msgs, plan.messages...)...)
 	progress(10)
-	fit, err := counterfactual(plan)
+	fit, err := counterfactual(plan, sessionSeed(s.ID))
 	if err != nil {
 		return &Error{Kind: Invalid, Msg: "The counterfactual could not be computed: " + err.Error(), Err: err}
 	}

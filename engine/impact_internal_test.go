@@ -121,3 +121,41 @@ func TestBoundSumVariance(t *testing.T) {
 		t.Errorf("bound = %v, want (1+2)² = 9", got)
 	}
 }
+
+// Seasonal naive at lag 2 over a window of 3: y₁ = x₋₁ + e₁, y₂ = x₀ +
+// e₂, y₃ = y₁ + e₃, so the total's error is 2e₁ + e₂ + e₃: 6σ².
+func TestPsiSumFactorSeasonalNaive(t *testing.T) {
+	if got := psiSumFactor([]float64{1, 0, 1}, 0, 3); got != 6 {
+		t.Errorf("factor = %v, want 6", got)
+	}
+}
+
+// The ETS fallback's residual bootstrap against the analytic variance of
+// simple exponential smoothing (ANN: ψ_0 = 1, ψ_k = α), which it must
+// approach: σ² Σ_{j=1..H} (1 + (H−j)α)².
+func TestETSBootstrapVariance(t *testing.T) {
+	y := testSeries(200)
+	m, err := forecast.ETS(y, 1, forecast.ETSOptions{Spec: forecast.ETSSpec{Error: 'A', Trend: 'N', Season: 'N'}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := 10
+	v := bootstrapVariance(m.BootstrapSums(h, 0, 4000, 7))
+	var ss float64
+	for _, r := range m.Residuals {
+		ss += r * r
+	}
+	s2 := ss / float64(len(m.Residuals))
+	want := 0.0
+	for j := 1; j <= h; j++ {
+		c := 1 + float64(h-j)*m.Alpha
+		want += c * c
+	}
+	want *= s2
+	if math.Abs(v-want) > 0.15*want {
+		t.Errorf("bootstrap Var(S) = %v, analytic %v (α = %v)", v, want, m.Alpha)
+	}
+	if v2 := bootstrapVariance(m.BootstrapSums(h, 0, 4000, 7)); v2 != v {
+		t.Errorf("bootstrap not reproducible: %v, %v", v, v2)
+	}
+}
