@@ -117,6 +117,21 @@ func TestImpactSessionLevelShift(t *testing.T) {
 		}
 	}
 
+	// The counterfactual's upper quantile lies above its median; no outliers.
+	hi := decode[forecastResults](t, s.do(t, http.MethodGet, sid+"/results?pageSize=100&predictionInterval=0.95", nil))
+	if len(hi.Data) != 14 || hi.Data[0]["visits"] == all.Data[0]["visits"] {
+		t.Errorf("0.95 rows = %v, median %v", hi.Data, all.Data[0])
+	}
+	var lo, up float64
+	fmt.Sscan(all.Data[0]["visits"], &lo)
+	fmt.Sscan(hi.Data[0]["visits"], &up)
+	if up <= lo {
+		t.Errorf("0.95 quantile %g not above the median %g", up, lo)
+	}
+	if res := s.do(t, http.MethodGet, sid+"/results/outliers", nil); res.status != http.StatusOK || !strings.Contains(string(res.body), `"data":[]`) {
+		t.Errorf("outliers = %d %s", res.status, res.body)
+	}
+
 	// The contest: one contestant, championMetric pValue.
 	res = s.do(t, http.MethodGet, sid+"/contest", nil)
 	goldenSession(t, "impact_contest", res.body)
