@@ -98,9 +98,9 @@ func TestDeleteDataset(t *testing.T) {
 // session removes only the dataset's sessions requested within the range
 // (either bound may be absent), and forecast only its forecast and impact
 // sessions; other datasets' sessions never go. The model sessions and
-// models of these rules are in engine/testdata/rules/deletes: forecast and
-// impact sessions cannot be created through the engine yet, so they are
-// written to the catalog here as a finished one would be.
+// models of these rules are in engine/testdata/rules/deletes; the forecast
+// and impact sessions are written to the catalog here as finished ones
+// would be, with the request dates the rules need.
 func TestDeleteDatasetCascadeScope(t *testing.T) {
 	t.Parallel()
 	s := newServer(t)

@@ -424,7 +424,7 @@ func TestForecastSessionBadInput(t *testing.T) {
 			wantError(t, c.name, post(c.body), c.status, c.errorType, c.detail)
 		})
 	}
-	wantError(t, "impact", s.do(t, http.MethodPost, "/v1/sessions/impact", `{`+ok+`, "startDate": "2018-03-01", "endDate": "2018-03-05"}`), 400, "RequestValidation", "type")
+	wantError(t, "impact", s.do(t, http.MethodPost, "/v1/sessions/impact", `{`+ok+`, "startDate": "2018-03-01", "endDate": "2018-03-05"}`), 400, "RequestValidation", "eventName")
 	if res := s.do(t, http.MethodGet, "/v1/sessions?page=0&pageSize=1", nil); res.header.Get("Nexosis-Account-SessionCount-Current") != "0" {
 		t.Errorf("refused requests counted as sessions: %s", res.header.Get("Nexosis-Account-SessionCount-Current"))
 	}

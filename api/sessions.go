@@ -91,6 +91,7 @@ func (s *Server) readSessionRequest(w http.ResponseWriter, r *http.Request) (eng
 		{&req.StartDate, []string{"startDate"}},
 		{&req.EndDate, []string{"endDate"}},
 		{&req.ResultInterval, []string{"resultInterval"}},
+		{&req.EventName, []string{"eventName"}},
 	} {
 		if *f.dst, err = str(f.names...); err != nil {
 			return req, err

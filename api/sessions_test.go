@@ -346,7 +346,7 @@ func TestSessionBadInput(t *testing.T) {
 			wantError(t, c.name, post(c.body), c.status, c.errorType, c.detail)
 		})
 	}
-	wantError(t, "impact", s.do(t, http.MethodPost, "/v1/sessions/impact", `{"dataSourceName": "friedman"}`), 400, "RequestValidation", "type")
+	wantError(t, "impact", s.do(t, http.MethodPost, "/v1/sessions/impact", `{"dataSourceName": "friedman"}`), 400, "RequestValidation", "eventName")
 	wantError(t, "unknown kind", s.do(t, http.MethodPost, "/v1/sessions/horoscope", `{}`), 404, "NotFound", "")
 	res := s.do(t, http.MethodGet, "/v1/sessions?page=0&pageSize=1", nil)
 	if res.header.Get("Nexosis-Account-SessionCount-Current") != "0" {

@@ -305,10 +305,10 @@ func scanSession(rows *sql.Rows) (Session, error) {
 	}
 	s.Window = rec.Window
 	s.PredictionIntervals = predictionIntervals()
-	if s.Type == SessionForecast && s.Status == StatusCompleted {
+	if (s.Type == SessionForecast || s.Type == SessionImpact) && s.Status == StatusCompleted {
 		s.PredictionIntervals = forecastIntervals()
 	}
-	s.Extra = []ExtraParam{}
+	s.Extra = impactExtra(s)
 	return s, nil
 }
 

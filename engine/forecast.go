@@ -335,7 +335,8 @@ type forecastPlan struct {
 	xreg, future  [][]float64
 	featureNames  []string
 	messages      []Message
-	observations  int // history buckets with an observed target value
+	observations  int       // history buckets with an observed target value
+	actual        []float64 // the target over the window as bucketed (NaN when empty)
 	historyCapped bool
 }
 
@@ -399,6 +400,7 @@ func planForecast(w ForecastWindow, target columnar.Column, features []columnar.
 		}
 	}
 	p.y = grid[0][:n]
+	p.actual = slices.Clone(grid[0][n+p.gap:])
 	for _, v := range p.y {
 		if !math.IsNaN(v) {
 			p.observations++
@@ -442,6 +444,43 @@ func planForecast(w ForecastWindow, target columnar.Column, features []columnar.
 	return p, nil
 }
 
+// seriesColumns are the columns a time-series session reads: the
+// timestamp, the target, the regressors and the aggregations bucketing
+// them, with a warning for each feature left out.
+type seriesColumns struct {
+	ts       string
+	target   columnar.Column
+	features []columnar.Column
+	aggs     []sqlgen.AggColumn
+	msgs     []Message
+}
+
+// seriesInputs picks a time-series session's columns: numeric,
+// numericMeasure and logical features are regressors; other features are
+// left out with a warning.
+func seriesInputs(s Session) (seriesColumns, error) {
+	ts := columnWithRole(s.Columns, columnar.RoleTimestamp)
+	ti := columnIndex(s.Columns, s.TargetColumn)
+	if ts == "" || ti < 0 {
+		return seriesColumns{}, &Error{Kind: Invalid, Msg: "The session's data source has no timestamp or target column."}
+	}
+	target := s.Columns[ti]
+	out := seriesColumns{ts: ts, target: target, aggs: []sqlgen.AggColumn{{Name: target.Name, Aggregation: aggregationOf(target)}}}
+	for _, c := range s.Columns {
+		if c.Name == target.Name || c.Name == ts || c.Role != columnar.RoleFeature {
+			continue
+		}
+		switch c.DataType {
+		case columnar.Numeric, columnar.NumericMeasure, columnar.Logical:
+			out.features = append(out.features, c)
+			out.aggs = append(out.aggs, sqlgen.AggColumn{Name: c.Name, Aggregation: aggregationOf(c)})
+		default:
+			out.msgs = append(out.msgs, Message{"warning", fmt.Sprintf("Feature column %s is not used: a %s takes numeric and logical features only.", c.Name, s.Type)})
+		}
+	}
+	return out, nil
+}
+
 // runForecast performs a forecast session (MODELLING §2): bucket the data
 // source in SQL, build the history, run the time-series contest and store
 // the series with its outliers, the contestants' holdout forecasts, the
@@ -450,36 +489,20 @@ func (e *Engine) runForecast(ctx context.Context, s Session, progress func(int))
 	if s.Window == nil {
 		return fmt.Errorf("forecast session %s has no window", s.ID)
 	}
-	ts := columnWithRole(s.Columns, columnar.RoleTimestamp)
-	ti := columnIndex(s.Columns, s.TargetColumn)
-	if ts == "" || ti < 0 {
-		return &Error{Kind: Invalid, Msg: "The session's data source has no timestamp or target column."}
+	in, err := seriesInputs(s)
+	if err != nil {
+		return err
 	}
-	target := s.Columns[ti]
-	aggs := []sqlgen.AggColumn{{Name: target.Name, Aggregation: aggregationOf(target)}}
-	var features []columnar.Column
-	var msgs []Message
-	for _, c := range s.Columns {
-		if c.Name == target.Name || c.Name == ts || c.Role != columnar.RoleFeature {
-			continue
-		}
-		switch c.DataType {
-		case columnar.Numeric, columnar.NumericMeasure, columnar.Logical:
-			features = append(features, c)
-			aggs = append(aggs, sqlgen.AggColumn{Name: c.Name, Aggregation: aggregationOf(c)})
-		default:
-			msgs = append(msgs, Message{"warning", fmt.Sprintf("Feature column %s is not used: a forecast takes numeric and logical features only.", c.Name)})
-		}
-	}
+	ts, target, msgs := in.ts, in.target, in.msgs
 	count, err := e.countTargetRows(ctx, s.DataSourceName, s.sourceIsView, target.Name)
 	if err != nil {
 		return err
 	}
-	data, err := e.readBuckets(ctx, s, ts, aggs)
+	data, err := e.readBuckets(ctx, s, ts, in.aggs)
 	if err != nil {
 		return err
 	}
-	plan, err := planForecast(*s.Window, target, features, data)
+	plan, err := planForecast(*s.Window, target, in.features, data)
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func (e *Engine) SessionResultsAt(ctx context.Context, id string, p Page, interv
 	if s.Status != StatusCompleted {
 		return s, &Rows{Reader: emptyReader()}, nil
 	}
-	if s.Type == SessionForecast {
+	if s.Type == SessionForecast || s.Type == SessionImpact {
 		rows, err := e.forecastRows(ctx, s, interval, p)
 		return s, rows, err
 	}
@@ -260,6 +260,8 @@ func championMetric(domain string) string {
 		return "percentAnomalies"
 	case DomainRegression:
 		return "rootMeanSquareError"
+	case string(SessionImpact):
+		return "pValue"
 	}
 	return "meanAbsoluteError"
 }

@@ -39,6 +39,8 @@ func (e *Engine) runSession(ctx context.Context, id string, progress func(int)) 
 		return e.runRegression(ctx, s, progress)
 	case string(SessionForecast):
 		return e.runForecast(ctx, s, progress)
+	case string(SessionImpact):
+		return e.runImpact(ctx, s, progress)
 	}
 	return &Error{Kind: Invalid, Msg: fmt.Sprintf("Sessions of prediction domain %s cannot run on this server.", s.Domain)}
 }

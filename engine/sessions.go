@@ -57,6 +57,8 @@ type SessionRequest struct {
 	// StartDate, EndDate and ResultInterval are a forecast session's
 	// window and bucket size as the client wrote them (REFERENCE §6.1).
 	StartDate, EndDate, ResultInterval string
+	// EventName names an impact session's event (REFERENCE §6.2).
+	EventName string
 }
 
 // Algorithm names a contestant's algorithm (REFERENCE §2.2).
@@ -189,6 +191,12 @@ func (e *Engine) planSession(ctx context.Context, req SessionRequest) (Session, 
 	case SessionForecast:
 		domain = string(SessionForecast)
 		window = forecastWindow(req, add)
+	case SessionImpact:
+		domain = string(SessionImpact)
+		window = forecastWindow(req, add)
+		if strings.TrimSpace(req.EventName) == "" {
+			add("eventName", "The eventName field is required.")
+		}
 	default:
 		add("type", fmt.Sprintf("%s sessions are not available on this server yet.", req.Type))
 	}
@@ -237,11 +245,23 @@ func (e *Engine) planSession(ctx context.Context, req SessionRequest) (Session, 
 		Extra: []ExtraParam{}, Messages: []Message{}, Window: window,
 	}
 	if window != nil {
+		if s.Type == SessionImpact {
+			s.EventName = req.EventName
+			s.Extra = impactExtra(s)
+		}
 		if s.Name == "" {
 			s.Name = "Forecast on " + src
+			if s.Type == SessionImpact {
+				s.Name = "Impact on " + src
+			}
 		}
 		if err := checkForecastData(&s); err != nil {
 			return Session{}, sessionRecord{}, err
+		}
+		if s.Type == SessionImpact {
+			if err := e.checkImpactDates(ctx, &s); err != nil {
+				return Session{}, sessionRecord{}, err
+			}
 		}
 		return s, sessionRecord{Request: req, View: isView, Window: window}, nil
 	}

@@ -94,6 +94,19 @@ func CountValues(schema, source, column string) (string, error) {
 	return "SELECT count(" + c + ") FROM " + src, nil
 }
 
+// MaxValue selects the largest value of a data source's column.
+func MaxValue(schema, source, column string) (string, error) {
+	src, err := sourceTable(schema, source)
+	if err != nil {
+		return "", err
+	}
+	c, err := columnar.QuoteIdent(column)
+	if err != nil {
+		return "", err
+	}
+	return "SELECT max(" + c + ") FROM " + src, nil
+}
+
 // CreatePredictions creates a session's predictions table.
 func CreatePredictions(table string) (string, error) {
 	dst, err := resultsTable(table)

@@ -1,0 +1,378 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/vaticml/vatic/columnar"
+	"github.com/vaticml/vatic/engine/sqlgen"
+	"github.com/vaticml/vatic/stats/forecast"
+)
+
+// Impact sessions (REFERENCE §6.2, MODELLING §3). Where the reference is
+// silent this server chooses:
+//
+//   - The series is bucketed, imputed and capped as a forecast's
+//     (planForecast): the pre-period is the buckets before the event
+//     window, and it must hold twice the window, as a forecast's history.
+//   - The counterfactual is auto-ARIMA(X) on the pre-period (the
+//     interval's first season as its period when the pre-period holds two
+//     cycles of it), with the features' actual values in the window as
+//     regressors; with a pre-period shorter than 3×H, or when ARIMA fails,
+//     ETS on the target alone, then seasonal naive (the fallbacks take no
+//     regressors). A fallback on a series too short for a seasonal period
+//     (week, year buckets) is naive.
+//   - Var(S) of the window total: ARIMA's analytic formula (MODELLING
+//     §3.3); for ETS the sample variance of 999 residual-bootstrap totals
+//     (innovations resampled from the fit's residuals, parameters not
+//     re-estimated, seeded by the session); for (seasonal) naive the same
+//     analytic formula with its ψ (1 at multiples of the lag) and σ².
+//   - The message "N daily observations were found in the dataset
+//     before <window end>" counts the pre-period's and the window's
+//     buckets with a value, as recorded (MODELLING §3.2 step 1).
+//   - Empty buckets inside the window are imputed with the target's
+//     strategy over the window's observed values before they are summed.
+//   - The one contestant is the model used, named as the forecast
+//     contest names it ("ARIMA", "ARIMAX", "ETS", "seasonal_naive"); its
+//     metrics are the three impact metrics; the selection is the
+//     forecast's (observationCount, trainingCount = the pre-period,
+//     testCount = the window). No outliers are computed: /results/outliers
+//     is empty.
+//   - Results rows are the counterfactual at every level, as a
+//     forecast's, and the 7 levels are offered once completed.
+
+// impactExtra is a session's extraParameters: {"event": eventName} for
+// an impact session (REFERENCE §6.2), {} otherwise.
+func impactExtra(s Session) []ExtraParam {
+	if s.Type == SessionImpact && s.EventName != "" {
+		return []ExtraParam{{Name: "event", Value: s.EventName}}
+	}
+	return []ExtraParam{}
+}
+
+// impactFit is the counterfactual of an impact session: the model's key,
+// its forecast over the gap and the window, and the variance of the
+// window's total under it.
+type impactFit struct {
+	key  string
+	f    forecast.Forecast
+	varS float64
+}
+
+// impactPeriod is the seasonal period the counterfactual fits: the
+// interval's first season, rounded, when the pre-period holds two cycles
+// of it; 1 otherwise.
+func impactPeriod(interval string, n int) int {
+	s := forecastSeasons(interval)
+	if len(s) == 0 {
+		return 1
+	}
+	m := int(math.Round(s[0].Period))
+	if m < 2 || 2*m > n {
+		return 1
+	}
+	return m
+}
+
+// counterfactual fits MODELLING §3.2's model on the plan's pre-period and
+// predicts the gap and the window.
+func counterfactual(p *forecastPlan, seed uint64) (impactFit, error) {
+	n, hor := len(p.y), p.gap+p.h
+	period := impactPeriod(p.interval, n)
+	if n >= 3*p.h {
+		m, err := forecast.AutoARIMA(p.y, period, p.xreg, forecast.DefaultAutoARIMAOptions())
+		if err == nil {
+			var fut [][]float64
+			if len(p.xreg) > 0 {
+				fut = p.future
+			}
+			f, err := m.Forecast(hor, fut)
+			if err == nil {
+				key := "ARIMA"
+				if len(p.xreg) > 0 {
+					key = "ARIMAX"
+				}
+				return impactFit{key: key, f: f, varS: arimaSumVariance(m, n, p.gap, p.h, fut)}, nil
+			}
+		}
+	}
+	if m, err := forecast.ETS(p.y, period, forecast.ETSOptions{Seed: seed}); err == nil {
+		if f, err := m.Forecast(hor, nil); err == nil {
+			v := bootstrapVariance(m.BootstrapSums(hor, p.gap, impactPaths, seed))
+			if math.IsNaN(v) {
+				v = boundSumVariance(f, p.gap)
+			}
+			return impactFit{key: "ETS", f: f, varS: v}, nil
+		}
+	}
+	var m *forecast.NaiveModel
+	var err error
+	if period >= 2 {
+		m, err = forecast.SeasonalNaive(p.y, period)
+	} else {
+		m, err = forecast.Naive(p.y)
+	}
+	if err != nil {
+		return impactFit{}, err
+	}
+	f, err := m.Forecast(hor, nil)
+	if err != nil {
+		return impactFit{}, err
+	}
+	// A (seasonal) naive forecast is a random walk at lag m:
+	// ψ_k = 1 when m divides k, 0 otherwise.
+	psi := make([]float64, hor)
+	for k := 0; k < hor; k += m.Lag {
+		psi[k] = 1
+	}
+	return impactFit{key: m.Key(), f: f, varS: m.Sigma2 * psiSumFactor(psi, p.gap, p.h)}, nil
+}
+
+// impactPaths is how many bootstrap paths the ETS fallback draws
+// (MODELLING §3.3's N = 999).
+const impactPaths = 999
+
+// bootstrapVariance is the sample variance of the bootstrap totals; NaN
+// with fewer than 100 of them.
+func bootstrapVariance(sums []float64) float64 {
+	if len(sums) < 100 {
+		return math.NaN()
+	}
+	var mean float64
+	for _, v := range sums {
+		mean += v
+	}
+	mean /= float64(len(sums))
+	var ss float64
+	for _, v := range sums {
+		ss += (v - mean) * (v - mean)
+	}
+	return ss / float64(len(sums)-1)
+}
+
+// psiSumFactor is Σ_i c_i² with c_i = Σ_{j=max(i,gap+1)}^{gap+h} ψ_{j−i}:
+// the variance of the window's total in units of σ² for a model with MA(∞)
+// weights ψ forecasting gap buckets before the h of the window. With gap
+// = 0 it is Σ_{j=1..h} (Σ_{k=0..h−j} ψ_k)².
+func psiSumFactor(psi []float64, gap, h int) float64 {
+	hor := gap + h
+	v := 0.0
+	for i := 1; i <= hor; i++ {
+		c := 0.0
+		for j := max(i, gap+1); j <= hor; j++ {
+			c += psi[j-i]
+		}
+		v += c * c
+	}
+	return v
+}
+
+// arimaSumVariance is MODELLING §3.3's Var(S) of the window's total under
+// an ARIMA model fitted on n buckets, forecasting gap buckets before the
+// h of the window: the error of the total is Σ_i c_i e_{n+i} with c_i =
+// Σ_{j=max(i,gap+1)}^{gap+h} ψ_{j−i}, so Var = σ² Σ_i c_i² — with gap = 0
+// σ² Σ_{j=1..h} (Σ_{k=0..h−j} ψ_k)². With regressors the uncertainty of
+// the regression coefficients (intercept or drift included) adds
+// (Σ_W x_t)ᵀ Cov(β̂) (Σ_W x_t), x_t holding 1 for the intercept, n+t for
+// the drift and the regressors' window values.
+func arimaSumVariance(m *forecast.ARIMAModel, n, gap, h int, future [][]float64) float64 {
+	hor := gap + h
+	v := m.Sigma2 * psiSumFactor(m.PsiWeights(hor), gap, h)
+	if len(future) == 0 {
+		return v
+	}
+	names, cov := m.RegressionCov()
+	x := make([]float64, len(names))
+	for k, name := range names {
+		switch {
+		case name == "intercept":
+			x[k] = float64(h)
+		case name == "drift":
+			for t := gap + 1; t <= hor; t++ {
+				x[k] += float64(n + t)
+			}
+		case strings.HasPrefix(name, "xreg"):
+			j := 0
+			if name != "xreg" {
+				fmt.Sscanf(name, "xreg%d", &j)
+				j--
+			}
+			if j >= 0 && j < len(future) {
+				for t := gap; t < hor && t < len(future[j]); t++ {
+					x[k] += future[j][t]
+				}
+			}
+		}
+	}
+	for a := range x {
+		for b := range x {
+			v += x[a] * cov[a][b] * x[b]
+		}
+	}
+	return v
+}
+
+// boundSumVariance is the Var(S) of the ETS fallback when its bootstrap
+// has too few paths (a multiplicative trend that turns negative).
+// Their per-step predictive σ_j is read from the 0.2 and 0.8 quantiles;
+// the steps' errors are correlated (they share the innovations) and their
+// covariances are not at hand, so the variance of the total is taken as
+// its upper bound (Σ_j σ_j)², reached when the steps are perfectly
+// correlated (Cauchy–Schwarz). This is conservative: the p-value never
+// overstates the evidence of an effect, where assuming independent steps
+// would understate Var(S) and so overstate it.
+func boundSumVariance(f forecast.Forecast, gap int) float64 {
+	lo, hi := f.Quantiles[2], f.Quantiles[4]
+	z := 2 * 0.8416212335729143 // Φ⁻¹(0.8) − Φ⁻¹(0.2)
+	s := 0.0
+	for t := gap; t < len(f.Mean); t++ {
+		if t < len(lo) && t < len(hi) && !math.IsNaN(hi[t]-lo[t]) {
+			s += (hi[t] - lo[t]) / z
+		}
+	}
+	return s * s
+}
+
+// impactMetrics are MODELLING §3.3's metrics of observed window values
+// against the counterfactual, rounded to 4 decimals: absoluteEffect = Σobs
+// − Σcf, relativeEffect = absoluteEffect / Σcf (left out when Σcf is 0)
+// and pValue = Φ(−|Σobs − Σcf| / √Var(S)) (0.5 for no difference; 0 for
+// a difference under a degenerate Var(S) = 0).
+func impactMetrics(obs, cf []float64, varS float64) map[string]float64 {
+	var so, sc float64
+	for i := range obs {
+		so += obs[i]
+		sc += cf[i]
+	}
+	d := so - sc
+	var p float64
+	switch {
+	case d == 0:
+		p = 0.5
+	case varS > 0 && !math.IsInf(varS, 0):
+		p = 0.5 * math.Erfc(math.Abs(d)/math.Sqrt(2*varS))
+	}
+	r4 := func(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+	out := map[string]float64{"absoluteEffect": r4(d), "pValue": r4(p)}
+	if sc != 0 {
+		out["relativeEffect"] = r4(d / sc)
+	}
+	return out
+}
+
+// checkImpactDates answers InvalidDateRange when the event window's
+// start or end lies after the last timestamp of the data source
+// (MODELLING §3.1).
+func (e *Engine) checkImpactDates(ctx context.Context, s *Session) error {
+	ts := columnWithRole(s.Columns, columnar.RoleTimestamp)
+	schema := sqlgen.DataSchema
+	if s.sourceIsView {
+		schema = sqlgen.ViewSchema
+	}
+	q, err := sqlgen.MaxValue(schema, s.DataSourceName, ts)
+	if err != nil {
+		return err
+	}
+	rows, err := e.store.Rows(ctx, q)
+	if err != nil {
+		return fmt.Errorf("last timestamp of %q: %w", s.DataSourceName, err)
+	}
+	var last *time.Time
+	if err := scanOne(rows, &last); err != nil {
+		return err
+	}
+	w := s.Window
+	if last == nil || w.Start.After(*last) || w.End.After(*last) {
+		return &Error{Kind: InvalidDateRange, Msg: "End Date must be before the last date in the data source", Details: map[string]any{
+			"startDate": w.Start.UTC().Format("2006-01-02T15:04:05.0000000+00:00"),
+			"endDate":   w.End.UTC().Format("2006-01-02T15:04:05.0000000+00:00"),
+		}}
+	}
+	return nil
+}
+
+// runImpact performs an impact session (MODELLING §3): bucket the data
+// source, fit the counterfactual on the pre-period, store its forecast
+// of the window as the results, the one contestant with the impact
+// metrics and the selection.
+func (e *Engine) runImpact(ctx context.Context, s Session, progress func(int)) error {
+	if s.Window == nil {
+		return fmt.Errorf("impact session %s has no window", s.ID)
+	}
+	in, err := seriesInputs(s)
+	if err != nil {
+		return err
+	}
+	count, err := e.countTargetRows(ctx, s.DataSourceName, s.sourceIsView, in.target.Name)
+	if err != nil {
+		return err
+	}
+	data, err := e.readBuckets(ctx, s, in.ts, in.aggs)
+	if err != nil {
+		return err
+	}
+	plan, err := planForecast(*s.Window, in.target, in.features, data)
+	if err != nil {
+		return err
+	}
+	obs := plan.actual
+	seen := false
+	for _, v := range obs {
+		seen = seen || !math.IsNaN(v)
+	}
+	if !seen {
+		return &Error{Kind: Invalid, Msg: fmt.Sprintf("No value of %s was found in the event window.", in.target.Name)}
+	}
+	observed := plan.observations
+	for _, v := range obs {
+		if !math.IsNaN(v) {
+			observed++
+		}
+	}
+	imputeSeries(obs, imputationOf(in.target))
+	wEnd := addBuckets(truncBucket(s.Window.End, plan.interval), plan.interval, 1)
+	msgs := append([]Message{
+		{"informational", fmt.Sprintf("%d observations were found in the dataset.", count)},
+		{"informational", fmt.Sprintf("%d %s observations were found in the dataset before %s.", observed, intervalAdjective(plan.interval), rowTime(wEnd.Add(-100)))},
+	}, append(in.msgs, plan.messages...)...)
+	progress(10)
+	fit, err := counterfactual(plan, sessionSeed(s.ID))
+	if err != nil {
+		return &Error{Kind: Invalid, Msg: "The counterfactual could not be computed: " + err.Error(), Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	progress(90)
+	metrics := impactMetrics(obs, fit.f.Mean[plan.gap:], fit.varS)
+	champ := Contestant{ID: uuid.NewString(), Algorithm: forecastAlgorithm(fit.key), Properties: seriesProperties(false),
+		Metrics: metrics, Importance: map[string]float64{}}
+	return e.store.Tx(ctx, func(ctx context.Context) error {
+		if err := e.writeSeries(ctx, s, in.ts, plan, forecast.Outliers{}); err != nil {
+			return err
+		}
+		if err := e.writeForecast(ctx, s.ID, plan, fit.f); err != nil {
+			return err
+		}
+		if err := e.saveContestants(ctx, s.ID, []Contestant{champ}); err != nil {
+			return err
+		}
+		if err := e.saveSelection(ctx, s.ID, forecastSelection(plan, forecast.Outliers{})); err != nil {
+			return err
+		}
+		if err := e.finishSession(ctx, s.ID, "", champ.Algorithm, champ.Metrics, champ.ID, false); err != nil {
+			return err
+		}
+		for _, m := range msgs {
+			if err := e.addSessionMessage(ctx, s.ID, m); err != nil {
+				return err
+			}
+		}
+		return e.setSessionStatus(ctx, s.ID, StatusCompleted)
+	})
+}

@@ -1,0 +1,161 @@
+package engine
+
+import (
+	"math"
+	"testing"
+
+	"github.com/vaticml/vatic/stats/forecast"
+)
+
+// The pValue of MODELLING §3.3 by hand: Σobs = 20, Σcf = 16, Var(S) = 4,
+// so z = 4/2 = 2 and p = Φ(−2) = 0.0227501…, 0.0228 at 4 decimals.
+func TestImpactMetricsByHand(t *testing.T) {
+	m := impactMetrics([]float64{10, 10}, []float64{8, 8}, 4)
+	want := map[string]float64{"absoluteEffect": 4, "relativeEffect": 0.25, "pValue": 0.0228}
+	if len(m) != 3 {
+		t.Fatalf("metrics = %v", m)
+	}
+	for k, v := range want {
+		if m[k] != v {
+			t.Errorf("%s = %v, want %v", k, m[k], v)
+		}
+	}
+	// Below the counterfactual: the same tail, a negative effect.
+	m = impactMetrics([]float64{6, 6}, []float64{8, 8}, 4)
+	if m["pValue"] != 0.0228 || m["absoluteEffect"] != -4 || m["relativeEffect"] != -0.25 {
+		t.Errorf("negative effect metrics = %v", m)
+	}
+	// Σobs = 10.5, Σcf = 10, Var(S) = 1: p = Φ(−0.5) = 0.3085375….
+	if m := impactMetrics([]float64{10.5}, []float64{10}, 1); m["pValue"] != 0.3085 || m["relativeEffect"] != 0.05 {
+		t.Errorf("metrics = %v", m)
+	}
+	if m := impactMetrics([]float64{1}, []float64{1}, 0); m["pValue"] != 0.5 || m["absoluteEffect"] != 0 {
+		t.Errorf("no effect metrics = %v", m)
+	}
+	if m := impactMetrics([]float64{1}, []float64{0}, 1); len(m) != 2 {
+		t.Errorf("Σcf = 0 metrics = %v, want no relativeEffect", m)
+	}
+}
+
+func testSeries(n int) []float64 {
+	y := make([]float64, n)
+	v := 50.0
+	for i := range y {
+		v += math.Sin(float64(i)*1.3) + 0.5*math.Cos(float64(i)*0.7)
+		y[i] = v
+	}
+	return y
+}
+
+// Var(S) of a random walk (ψ_k = 1): σ² Σ_{j=1..H} (H−j+1)² = 14σ² for
+// H = 3; with one gap bucket before a window of 2 the total's error is
+// 2e₁ + 2e₂ + e₃: 9σ².
+func TestARIMASumVarianceRandomWalk(t *testing.T) {
+	m, err := forecast.ARIMA(testSeries(80), forecast.ARIMASpec{D: 1, Period: 1}, nil, forecast.ARIMAOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := arimaSumVariance(m, 80, 0, 3, nil), 14*m.Sigma2; math.Abs(got-want) > 1e-9*want {
+		t.Errorf("Var(S) = %v, want 14σ² = %v", got, want)
+	}
+	if got, want := arimaSumVariance(m, 80, 1, 2, nil), 9*m.Sigma2; math.Abs(got-want) > 1e-9*want {
+		t.Errorf("Var(S) with a gap = %v, want 9σ² = %v", got, want)
+	}
+}
+
+// AR(1): ψ_k = φ^k, so for H = 2 Var(S) = σ²((1+φ)² + 1).
+func TestARIMASumVarianceAR1(t *testing.T) {
+	y := testSeries(120)
+	for i := range y {
+		y[i] -= 50 + 0.01*float64(i*i%7)
+	}
+	m, err := forecast.ARIMA(y, forecast.ARIMASpec{P: 1, Period: 1}, nil, forecast.ARIMAOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	phi := m.AR[0]
+	if got, want := arimaSumVariance(m, 120, 0, 2, nil), m.Sigma2*((1+phi)*(1+phi)+1); math.Abs(got-want) > 1e-9*want {
+		t.Errorf("Var(S) = %v, want σ²((1+φ)²+1) = %v (φ = %v)", got, want, phi)
+	}
+}
+
+// White noise around a mean plus one regressor: the ARMA part is σ²H and
+// the regression part (H, Σx)ᵀ Cov(intercept, β) (H, Σx).
+func TestARIMASumVarianceRegression(t *testing.T) {
+	n := 100
+	y, x := make([]float64, n), make([]float64, n)
+	for i := range y {
+		x[i] = float64(i % 3)
+		y[i] = 10 + 2*x[i] + math.Sin(float64(i)*2.1)
+	}
+	m, err := forecast.ARIMA(y, forecast.ARIMASpec{Period: 1, IncludeMean: true}, [][]float64{x}, forecast.ARIMAOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, cov := m.RegressionCov()
+	if len(names) != 2 || names[0] != "intercept" || names[1] != "xreg" {
+		t.Fatalf("RegressionCov names = %v", names)
+	}
+	fut := []float64{1, 2, 0, 1}
+	h, sx := 4.0, 4.0
+	want := m.Sigma2*h + h*h*cov[0][0] + 2*h*sx*cov[0][1] + sx*sx*cov[1][1]
+	if got := arimaSumVariance(m, n, 0, 4, [][]float64{fut}); math.Abs(got-want) > 1e-9*want {
+		t.Errorf("Var(S) = %v, want %v", got, want)
+	}
+}
+
+// The fallbacks' bound: per-step σ from the 0.2 and 0.8 quantiles, summed
+// then squared.
+func TestBoundSumVariance(t *testing.T) {
+	z := 0.8416212335729143
+	var f forecast.Forecast
+	f.Mean = []float64{0, 0, 0}
+	sd := []float64{9, 1, 2} // the first step is the gap
+	for i := range forecast.NumLevels {
+		f.Quantiles[i] = make([]float64, 3)
+	}
+	for t := range 3 {
+		f.Quantiles[2][t], f.Quantiles[4][t] = -z*sd[t], z*sd[t]
+	}
+	if got := boundSumVariance(f, 1); math.Abs(got-9) > 1e-9 {
+		t.Errorf("bound = %v, want (1+2)² = 9", got)
+	}
+}
+
+// Seasonal naive at lag 2 over a window of 3: y₁ = x₋₁ + e₁, y₂ = x₀ +
+// e₂, y₃ = y₁ + e₃, so the total's error is 2e₁ + e₂ + e₃: 6σ².
+func TestPsiSumFactorSeasonalNaive(t *testing.T) {
+	if got := psiSumFactor([]float64{1, 0, 1}, 0, 3); got != 6 {
+		t.Errorf("factor = %v, want 6", got)
+	}
+}
+
+// The ETS fallback's residual bootstrap against the analytic variance of
+// simple exponential smoothing (ANN: ψ_0 = 1, ψ_k = α), which it must
+// approach: σ² Σ_{j=1..H} (1 + (H−j)α)².
+func TestETSBootstrapVariance(t *testing.T) {
+	y := testSeries(200)
+	m, err := forecast.ETS(y, 1, forecast.ETSOptions{Spec: forecast.ETSSpec{Error: 'A', Trend: 'N', Season: 'N'}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := 10
+	v := bootstrapVariance(m.BootstrapSums(h, 0, 4000, 7))
+	var ss float64
+	for _, r := range m.Residuals {
+		ss += r * r
+	}
+	s2 := ss / float64(len(m.Residuals))
+	want := 0.0
+	for j := 1; j <= h; j++ {
+		c := 1 + float64(h-j)*m.Alpha
+		want += c * c
+	}
+	want *= s2
+	if math.Abs(v-want) > 0.15*want {
+		t.Errorf("bootstrap Var(S) = %v, analytic %v (α = %v)", v, want, m.Alpha)
+	}
+	if v2 := bootstrapVariance(m.BootstrapSums(h, 0, 4000, 7)); v2 != v {
+		t.Errorf("bootstrap not reproducible: %v, %v", v, v2)
+	}
+}
