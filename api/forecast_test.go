@@ -578,7 +578,7 @@ func TestForecastSessionIntervals(t *testing.T) {
 		rows                                 int
 	}{
 		{"hour", `{"dataSourceName": "hours", "targetColumn": "load", "resultInterval": "hour", "startDate": "2018-01-12T08:30:00+08:00", "endDate": "2018-01-12T23:30:00Z"}`,
-			"at", "2018-01-12T00:00:00.0000000Z", "288 hourly observations were found in the dataset before 2018-01-12T23:59:59.9999999Z.", "2018-01-12T00:30:00+00:00", 24},
+			"at", "2018-01-12T00:00:00.0000000Z", "264 hourly observations were found in the dataset before 2018-01-12T23:59:59.9999999Z.", "2018-01-12T00:30:00+00:00", 24},
 		{"year", `{"dataSourceName": "years", "targetColumn": "volume", "resultInterval": "year", "startDate": "1971-06-01", "endDate": "1980-01-01"}`,
 			"year", "1971-01-01T00:00:00.0000000Z", "100 yearly observations were found in the dataset before 1980-12-31T23:59:59.9999999Z.", "1971-06-01T00:00:00+00:00", 10},
 	} {
