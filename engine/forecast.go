@@ -789,37 +789,16 @@ func (e *Engine) writeSeries(ctx context.Context, s Session, ts string, p *forec
 // writeHoldouts stores each fitted contestant's forecast of the holdout,
 // whose first bucket is row train of the series.
 func (e *Engine) writeHoldouts(ctx context.Context, id string, cs []Contestant, fc []forecast.Contestant, train int) error {
-	q, err := sqlgen.CreatePredictions(sqlgen.PredictionsTable(id))
-	if err != nil {
-		return err
-	}
-	if _, err := e.store.Exec(ctx, q); err != nil {
-		return fmt.Errorf("create predictions: %w", err)
-	}
-	schema := arrow.NewSchema([]arrow.Field{
-		{Name: "contestant", Type: arrow.BinaryTypes.String},
-		{Name: sqlgen.RowColumn, Type: arrow.PrimitiveTypes.Int64},
-		{Name: "prediction", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
-	}, nil)
-	b := array.NewRecordBuilder(e.opts.Allocator, schema)
-	defer b.Release()
-	for i, c := range fc {
-		if c.Err != nil {
-			continue
-		}
-		for j, v := range c.Holdout.Mean {
-			b.Field(0).(*array.StringBuilder).Append(cs[i].ID)
-			b.Field(1).(*array.Int64Builder).Append(int64(train + j))
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				b.Field(2).(*array.Float64Builder).AppendNull()
-			} else {
-				b.Field(2).(*array.Float64Builder).Append(v)
+	return e.writePredictionRows(ctx, id, func(emit func(contestant string, row int64, v float64)) {
+		for i, c := range fc {
+			if c.Err != nil {
+				continue
+			}
+			for j, v := range c.Holdout.Mean {
+				emit(cs[i].ID, int64(train+j), v)
 			}
 		}
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	return e.appendTable(ctx, sqlgen.PredictionsTable(id), rec)
+	})
 }
 
 // writeForecast stores the window's rows of the champion's forecast (the

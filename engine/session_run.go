@@ -450,6 +450,23 @@ func (e *Engine) completeModelSession(ctx context.Context, s Session, c completi
 // writePredictions stores every successful contestant's test predictions.
 // rows are the snapshot row numbers of the test rows, in prediction order.
 func (e *Engine) writePredictions(ctx context.Context, id string, cs []Contestant, results []contest.Result[regressionFit], rows []int) error {
+	return e.writePredictionRows(ctx, id, func(emit func(contestant string, row int64, v float64)) {
+		for i, r := range results {
+			if r.Err != nil {
+				continue
+			}
+			for j, p := range r.Model.pred {
+				emit(cs[i].ID, int64(rows[j]), p)
+			}
+		}
+	})
+}
+
+// writePredictionRows creates a session's predictions table (contestant,
+// snapshot row, prediction) and stores the rows add emits, of regression
+// tests and forecast holdouts alike; a prediction that is not finite is
+// stored as NULL.
+func (e *Engine) writePredictionRows(ctx context.Context, id string, add func(emit func(contestant string, row int64, v float64))) error {
 	q, err := sqlgen.CreatePredictions(sqlgen.PredictionsTable(id))
 	if err != nil {
 		return err
@@ -460,33 +477,22 @@ func (e *Engine) writePredictions(ctx context.Context, id string, cs []Contestan
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "contestant", Type: arrow.BinaryTypes.String},
 		{Name: sqlgen.RowColumn, Type: arrow.PrimitiveTypes.Int64},
-		{Name: "prediction", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "prediction", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
 	}, nil)
 	b := array.NewRecordBuilder(e.opts.Allocator, schema)
 	defer b.Release()
-	for i, r := range results {
-		if r.Err != nil {
-			continue
+	add(func(contestant string, row int64, v float64) {
+		b.Field(0).(*array.StringBuilder).Append(contestant)
+		b.Field(1).(*array.Int64Builder).Append(row)
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			b.Field(2).(*array.Float64Builder).AppendNull()
+		} else {
+			b.Field(2).(*array.Float64Builder).Append(v)
 		}
-		for j, p := range r.Model.pred {
-			b.Field(0).(*array.StringBuilder).Append(cs[i].ID)
-			b.Field(1).(*array.Int64Builder).Append(int64(rows[j]))
-			b.Field(2).(*array.Float64Builder).Append(p)
-		}
-	}
+	})
 	rec := b.NewRecordBatch()
 	defer rec.Release()
-	rr, err := array.NewRecordReader(schema, []arrow.RecordBatch{rec})
-	if err != nil {
-		return err
-	}
-	defer rr.Release()
-	table, err := columnar.QualifiedIdent(sqlgen.ResultsSchema, sqlgen.PredictionsTable(id))
-	if err != nil {
-		return err
-	}
-	_, err = e.store.Append(ctx, table, rr)
-	return err
+	return e.appendTable(ctx, sqlgen.PredictionsTable(id), rec)
 }
 
 // modelBlob is a saved model's bytes: the preparation and the fitted
