@@ -229,20 +229,28 @@ func arimaStats(x []float64, a arimaArma, xreg [][]float64, xnames []string, inc
 		code  int
 		hess  []float64
 	}
+	// optimHess is R's optim(…, hessian = TRUE): minimise from start with
+	// at most maxit iterations, then the Hessian at the optimum, into res.
+	optimHess := func(newFn func() func([]float64) float64, start []float64, maxit int) error {
+		o := &arimaOptim{newFn: newFn, parscale: ps}
+		p, v, code, err := o.minimize(start, maxit)
+		if err != nil {
+			return err
+		}
+		h, err := o.hessian(p)
+		if err != nil {
+			return err
+		}
+		res.par, res.value, res.code, res.hess = p, v, code, h
+		return nil
+	}
 	if method == ARIMAMethodCSS {
 		if noOptim {
 			res.value = newCSS()(nil)
 		} else {
-			o := &arimaOptim{newFn: newCSS, parscale: ps}
-			p, v, code, err := o.minimize(masked(init), arimaMaxit)
-			if err != nil {
+			if err := optimHess(newCSS, masked(init), arimaMaxit); err != nil {
 				return nil, err
 			}
-			h, err := o.hessian(p)
-			if err != nil {
-				return nil, err
-			}
-			res.par, res.value, res.code, res.hess = p, v, code, h
 		}
 		setMasked(coef, res.par)
 		phi := make([]float64, a.fullP())
@@ -340,16 +348,9 @@ func arimaStats(x []float64, a arimaArma, xreg [][]float64, xnames []string, inc
 		if noOptim {
 			res.value = newML()(nil)
 		} else {
-			o := &arimaOptim{newFn: newML, parscale: ps}
-			p, v, code, err := o.minimize(masked(init), arimaMaxit)
-			if err != nil {
+			if err := optimHess(newML, masked(init), arimaMaxit); err != nil {
 				return nil, err
 			}
-			h, err := o.hessian(p)
-			if err != nil {
-				return nil, err
-			}
-			res.par, res.value, res.code, res.hess = p, v, code, h
 		}
 		setMasked(coef, res.par)
 		var varCoef []float64
@@ -376,16 +377,11 @@ func arimaStats(x []float64, a arimaArma, xreg [][]float64, xnames []string, inc
 				}
 			}
 			if changed {
-				o := &arimaOptim{newFn: newML, parscale: ps}
-				p, v, _, err := o.minimize(masked(coef), 0)
-				if err != nil {
+				code := res.code // R keeps the first run's convergence code
+				if err := optimHess(newML, masked(coef), 0); err != nil {
 					return nil, err
 				}
-				h, err := o.hessian(p)
-				if err != nil {
-					return nil, err
-				}
-				res.par, res.value, res.hess = p, v, h
+				res.code = code
 				setMasked(coef, res.par)
 			}
 			full := arimaGradtrans(coef, a)
