@@ -1,0 +1,175 @@
+// Package classify holds the classification family of model sessions
+// (MODELLING §7.6): one algorithm per file, each fitting a Model that
+// gives per-class probabilities, reports its intrinsic feature importance,
+// refits itself with the hyper-parameters it chose, and serialises to
+// bytes the engine stores.
+//
+// Inputs are dense float64 matrices with no missing values (the engine has
+// imputed and encoded them, MODELLING §1.2, §12) and class indices
+// 0..K-1 in the session's `classes` order (§7.1). Weights are the balance
+// weights of §7.5 (nil means unit weights); every algorithm honours them.
+// Algorithms that are sensitive to scale standardise internally with the
+// training mean and sample standard deviation (Scaled reports it) and keep
+// the scaler in the model.
+package classify
+
+import (
+	"encoding"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Options are what a fit may use besides the data.
+type Options struct {
+	// Seed is the session seed (stats.SeedOf); every random choice draws
+	// from stats.Rand(Seed, "<key>/<consumer>").
+	Seed uint64
+	// Workers bounds the goroutines one fit may run (≥ 1).
+	Workers int
+}
+
+// Data is a training set: x has len(Y) rows; Y holds class indices in
+// [0, K); W is nil (unit weights) or one positive weight per row. Fits
+// do not modify or retain x, Y or W.
+type Data struct {
+	X *mat.Dense
+	Y []int
+	K int
+	W []float64
+}
+
+// Algorithm is one contestant family with its own hyper-parameter search
+// (stratified internal cross-validation on the rows it is given).
+type Algorithm interface {
+	Key() string  // stable key, e.g. "logistic_regression_l2"
+	Name() string // display name, e.g. "Logistic Regression (Ridge)"
+	// Scaled reports whether the algorithm standardises its inputs.
+	Scaled() bool
+	// Fit searches the hyper-parameters and fits on all of d.
+	Fit(d Data, opt Options) (Model, error)
+}
+
+// Model is a fitted classifier; it is safe for concurrent Proba.
+type Model interface {
+	// Key is the Algorithm's key.
+	Key() string
+	// Classes is K, the number of classes the model was fitted for.
+	Classes() int
+	// Proba writes each row's class probabilities into dst (rows × K):
+	// every entry in [0, 1], every row summing to 1 (MODELLING §7.4).
+	Proba(x mat.Matrix, dst *mat.Dense)
+	// Importance is the model's intrinsic importance per input column
+	// (|standardised coefficient| summed over classes, tree gain, …), not
+	// normalised; nil when the family has none (k-NN, naive Bayes).
+	Importance() []float64
+	// Refit fits the same hyper-parameters on new rows (the saved model is
+	// the champion refitted on every row, MODELLING §5.2). x may have more
+	// or fewer columns than the fit saw; d.K is the same.
+	Refit(d Data, opt Options) (Model, error)
+	encoding.BinaryMarshaler
+}
+
+// ErrTooFewRows is returned when a fit cannot run on so few rows.
+var ErrTooFewRows = errors.New("classify: too few rows")
+
+// unmarshalers maps a model key to its decoder; each algorithm's file
+// registers its own in an init function.
+var unmarshalers = map[string]func([]byte) (Model, error){}
+
+// register adds an algorithm to the line-up at its rank (MODELLING §7.6
+// order: logistic L2 1, logistic L1 2, naive Bayes 3, k-NN 4, random
+// forest 5, gradient boosting 6) with the decoder of its models; each
+// algorithm's file calls it from an init function. It panics on a
+// duplicate key.
+func register(rank int, a Algorithm, decode func([]byte) (Model, error)) {
+	if _, dup := unmarshalers[a.Key()]; dup {
+		panic("classify: duplicate model key " + a.Key())
+	}
+	unmarshalers[a.Key()] = decode
+	lineup = append(lineup, ranked{rank, a})
+}
+
+// Unmarshal decodes bytes written by a Model's MarshalBinary. The first
+// byte is the key's length and the key follows (see frame).
+func Unmarshal(data []byte) (Model, error) {
+	if len(data) < 1 || len(data) < 1+int(data[0]) {
+		return nil, errors.New("classify: model bytes too short")
+	}
+	key := string(data[1 : 1+int(data[0])])
+	f, ok := unmarshalers[key]
+	if !ok {
+		return nil, fmt.Errorf("classify: unknown model key %q", key)
+	}
+	return f(data[1+int(data[0]):])
+}
+
+// frame prefixes a model's payload with its key so Unmarshal can dispatch.
+func frame(key string, payload []byte) []byte {
+	out := make([]byte, 0, 1+len(key)+len(payload))
+	out = append(out, byte(len(key)))
+	out = append(out, key...)
+	return append(out, payload...)
+}
+
+// Predict returns the arg-max class of each row of p (rows × K), ties to
+// the lowest class index (the first in `classes` order, MODELLING §7.4).
+func Predict(p *mat.Dense) []int {
+	r, k := p.Dims()
+	out := make([]int, r)
+	for i := range r {
+		best := 0
+		for j := 1; j < k; j++ {
+			if p.At(i, j) > p.At(i, best) {
+				best = j
+			}
+		}
+		out[i] = best
+	}
+	return out
+}
+
+// StratifiedFolds assigns each row to one of k folds so every class is
+// spread over the folds as evenly as its count allows (scikit-learn's
+// StratifiedKFold with shuffling, in spirit): rows of each class are
+// shuffled by rng and dealt round-robin, continuing the deal across
+// classes so fold sizes differ by at most one.
+func StratifiedFolds(y []int, nClasses, k int, rng *rand.Rand) []int {
+	byClass := make([][]int, nClasses)
+	for i, c := range y {
+		byClass[c] = append(byClass[c], i)
+	}
+	fold := make([]int, len(y))
+	next := 0
+	for _, rows := range byClass {
+		rng.Shuffle(len(rows), func(a, b int) { rows[a], rows[b] = rows[b], rows[a] })
+		for _, r := range rows {
+			fold[r] = next
+			next = (next + 1) % k
+		}
+	}
+	return fold
+}
+
+// Algorithms is the classification line-up of MODELLING §7.6, in its
+// order (simpler models first, so they win ties in the contest).
+func Algorithms() []Algorithm {
+	rs := slices.SortedFunc(slices.Values(lineup), func(a, b ranked) int { return a.rank - b.rank })
+	out := make([]Algorithm, len(rs))
+	for i, r := range rs {
+		out[i] = r.a
+	}
+	return out
+}
+
+// ranked is a line-up entry.
+type ranked struct {
+	rank int
+	a    Algorithm
+}
+
+// lineup is filled by register.
+var lineup []ranked
