@@ -60,6 +60,7 @@ fuzz:
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzViewRequest$$' -fuzztime $(FUZZTIME) ./api
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzSessionRequest$$' -fuzztime $(FUZZTIME) ./api
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzPredictBody$$' -fuzztime $(FUZZTIME) ./api
+	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzTimeSeriesRequest$$' -fuzztime $(FUZZTIME) ./api
 
 lint:
 	test -z "$$(gofmt -l .)"

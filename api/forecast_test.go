@@ -414,6 +414,7 @@ func TestForecastSessionBadInput(t *testing.T) {
 		{"bad start", `{` + ok + `, "startDate": "soon", "endDate": "2018-03-05"}`, "RequestValidation", "startDate", 400},
 		{"bad interval", `{` + ok + `, "startDate": "2018-03-01", "endDate": "2018-03-05", "resultInterval": "seconds"}`, "RequestValidation", "resultInterval", 400},
 		{"reversed dates", `{` + ok + `, "startDate": "2018-03-05", "endDate": "2018-03-01"}`, "InvalidDateRange", "startDate", 400},
+		{"window past -max-forecast-buckets", `{` + ok + `, "resultInterval": "hour", "startDate": "2018-03-01", "endDate": "2019-03-01"}`, "RequestValidation", "endDate", 400},
 		{"target not in data", `{"dataSourceName": "store", "targetColumn": "zz", "startDate": "2018-03-01", "endDate": "2018-03-05"}`, "InvalidColumnMetadata", "zz", 400},
 		{"string target", `{"dataSourceName": "words", "targetColumn": "w", "startDate": "2018-03-01", "endDate": "2018-03-05"}`, "InvalidColumnMetadata", "w", 400},
 		{"no timestamp", `{"dataSourceName": "flat", "targetColumn": "b", "startDate": "2018-03-01", "endDate": "2018-03-05"}`, "InvalidColumnMetadata", "timestamp", 400},

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -189,6 +190,63 @@ func FuzzPredictBody(f *testing.F) {
 		res := s.do(t, http.MethodPost, "/v1/models/"+done.ModelID+"/predict", body, "Content-Type", ct)
 		if res.status >= 500 || (res.status != 200 && res.status < 400) {
 			t.Errorf("predict %q (%s) = %d %s, want 200 or 4xx", body, ct, res.status, res.body)
+		}
+	})
+}
+
+// FuzzTimeSeriesRequest posts arbitrary bodies and queries to POST
+// /sessions/forecast and /sessions/impact (chosen by the fuzzer): the
+// answer is a 200 estimate or a 4xx with the error body, never a 5xx.
+// isEstimate is forced on so accepted requests never start a contest.
+func FuzzTimeSeriesRequest(f *testing.F) {
+	for _, seed := range []struct {
+		impact      bool
+		body, query string
+	}{
+		{false, `{"dataSourceName":"ts","targetColumn":"sales","startDate":"2018-03-01","endDate":"2018-03-05"}`, ""},
+		{false, `{"dataSourceName":"ts","targetColumn":"sales","startDate":"2018-03-01","endDate":"2018-03-05","resultInterval":"WEEK"}`, ""},
+		{false, `{"dataSourceName":"ts","startDate":"2018-03-01T00:00:00+08:00","endDate":"2099-03-05","resultInterval":"hour"}`, ""},
+		{false, `{"dataSourceName":"ts","targetColumn":"sales","startDate":"soon","endDate":"2018-03-01","resultInterval":"seconds"}`, ""},
+		{false, "", "dataSourceName=ts&targetColumn=sales&startDate=2018-03-01&endDate=2018-03-05&resultInterval=day"},
+		{false, `{"dataSourceName":"ts","targetColumn":"sales","startDate":"2018-03-01","endDate":"2018-03-05","columns":{"promo":{"role":"feature","dataType":"string"}}}`, ""},
+		{true, `{"dataSourceName":"ts","targetColumn":"sales","eventName":"promo","startDate":"2018-02-01","endDate":"2018-02-10"}`, ""},
+		{true, `{"dataSourceName":"ts","targetColumn":"sales","eventName":"","startDate":"2018-03-01","endDate":"2018-02-10"}`, ""},
+		{true, `{"dataSourceName":"ts","eventName":"x","startDate":"1900-01-01","endDate":"1900-01-02"}`, "callbackUrl=http://[::1"},
+		{true, `{"startDate":1,"endDate":[],"eventName":{}}`, ""},
+	} {
+		f.Add(seed.impact, seed.body, seed.query)
+	}
+	s := newServer(f)
+	s.putCSV(f, "ts", dailySeries(60, 10))
+	f.Fuzz(func(t *testing.T, impact bool, body, query string) {
+		q, err := url.ParseQuery(query)
+		if err != nil {
+			return
+		}
+		q.Set("isEstimate", "true")
+		kind := "forecast"
+		if impact {
+			kind = "impact"
+		}
+		req, err := http.NewRequestWithContext(t.Context(), "POST", s.URL+"/v1/sessions/"+kind+"?"+q.Encode(), strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("api-key", "test-key")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("POST %q: %v", body, err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode >= 500 || (res.StatusCode != 200 && res.StatusCode < 400) {
+			t.Errorf("POST /sessions/%s %q ?%s = %d %s, want 200 or 4xx", kind, body, query, res.StatusCode, b)
+		}
+		if res.StatusCode == 200 && res.Header.Get("Nexosis-Session-Status") != "Estimated" {
+			t.Errorf("POST %q: accepted but not an estimate", body)
+		}
+		if res.StatusCode >= 400 && !strings.Contains(string(b), `"errorType"`) {
+			t.Errorf("POST %q: %d without the error body: %s", body, res.StatusCode, b)
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -243,5 +244,75 @@ func TestImpactSessionRegressor(t *testing.T) {
 	r := decode[forecastResults](t, s.do(t, http.MethodGet, "/v1/sessions/"+done.SessionID+"/results?pageSize=100", nil))
 	if r.Metrics["pValue"] < 0.05 || math.Abs(r.Metrics["absoluteEffect"]) > 14*10 {
 		t.Errorf("metrics = %v, want the regressor to explain the rise", r.Metrics)
+	}
+}
+
+// TestImpactSessionEstimateAndRestart: an estimate of an impact session
+// is answered at once and runs nothing; an impact session requested before
+// a restart runs after it with its event and window, and GET /sessions
+// finds it by type, event and the request dates.
+func TestImpactSessionEstimateAndRestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := newServer(t, withDir(dir))
+	s.putCSV(t, "shifted", impactSeries(160, 120, 40))
+	body := `{"dataSourceName": "shifted", "targetColumn": "visits", "eventName": "spring-promo", "startDate": "2018-05-01", "endDate": "2018-05-14"}`
+	res := s.do(t, http.MethodPost, "/v1/sessions/impact?isEstimate=true", body, "Content-Type", "application/json")
+	est := decode[impactJSON](t, res)
+	time.Sleep(1100 * time.Millisecond) // requestedAfterDate below has whole seconds
+	before := time.Now().UTC().Add(-50 * time.Millisecond).Format(time.RFC3339Nano)
+	if res.status != http.StatusOK || est.Status != "estimated" || !est.IsEstimate || est.EventName != "spring-promo" ||
+		res.header.Get("Nexosis-Session-Status") != "Estimated" {
+		t.Fatalf("estimate = %d %s", res.status, res.body)
+	}
+	created := decode[impactJSON](t, s.do(t, http.MethodPost, "/v1/sessions/impact", body, "Content-Type", "application/json"))
+	forecastID := s.createForecast(t, `{"dataSourceName": "shifted", "targetColumn": "visits", "startDate": "2018-06-09", "endDate": "2018-06-12"}`).SessionID
+	s.Close()
+
+	s2 := newServer(t, withDir(dir))
+	done := s2.waitSession(t, created.SessionID)
+	if done.Status != "completed" {
+		t.Fatalf("impact after restart = %+v", done)
+	}
+	got := decode[impactJSON](t, s2.do(t, http.MethodGet, "/v1/sessions/"+created.SessionID, nil))
+	if got.EventName != "spring-promo" || got.Extra["event"] != "spring-promo" || got.StartDate != "2018-05-01T00:00:00+00:00" || got.EndDate != "2018-05-14T00:00:00+00:00" {
+		t.Errorf("impact after restart = %+v", got)
+	}
+	all := decode[forecastResults](t, s2.do(t, http.MethodGet, "/v1/sessions/"+created.SessionID+"/results?pageSize=100", nil))
+	if all.TotalCount != 14 || all.Metrics["pValue"] >= 0.05 {
+		t.Errorf("results after restart = %d rows, metrics %v", all.TotalCount, all.Metrics)
+	}
+	s2.waitSession(t, forecastID)
+	// The estimate is kept as such and never runs.
+	if e := decode[impactJSON](t, s2.do(t, http.MethodGet, "/v1/sessions/"+est.SessionID, nil)); e.Status != "estimated" {
+		t.Errorf("estimate after restart = %+v", e)
+	}
+
+	esc := func(v string) string { return strings.ReplaceAll(v, "+", "%2B") }
+	for q, want := range map[string]string{
+		"type=impact":                                          created.SessionID + "," + est.SessionID,
+		"sessionType=forecast":                                 forecastID,
+		"type=impact&eventName=spring-promo":                   created.SessionID + "," + est.SessionID,
+		"type=forecast&eventName=spring-promo":                 "",
+		"eventName=other":                                      "",
+		"requestedAfterDate=" + esc(before):                    created.SessionID + "," + forecastID,
+		"requestedBeforeDate=" + esc(before):                   est.SessionID,
+		"requestedAfterDate=" + esc(before) + "&type=forecast": forecastID,
+		"dataSourceName=shifted&type=impact":                   created.SessionID + "," + est.SessionID,
+	} {
+		l := decode[struct{ Items []sessionJSON }](t, s2.do(t, http.MethodGet, "/v1/sessions?pageSize=100&"+q, nil))
+		var ids []string
+		for _, it := range l.Items {
+			ids = append(ids, it.SessionID)
+		}
+		slices.Sort(ids)
+		w := strings.Split(want, ",")
+		if want == "" {
+			w = nil
+		}
+		slices.Sort(w)
+		if !slices.Equal(ids, w) {
+			t.Errorf("GET /sessions?%s = %v, want %v", q, ids, w)
+		}
 	}
 }

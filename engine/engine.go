@@ -56,6 +56,11 @@ type Options struct {
 	SessionConcurrency int
 	// SessionTimeout bounds one session (default 1h).
 	SessionTimeout time.Duration
+	// MaxForecastBuckets bounds the buckets one forecast or impact session
+	// predicts: the window plus any gap between the last value and the
+	// window (default DefaultMaxForecastBuckets). A longer horizon fails
+	// the request (400) or the session with a message naming the limit.
+	MaxForecastBuckets int
 	// MaxRestarts is how many times an import or a session may be cut off
 	// by the server stopping (a crash, a kill, a shutdown while it runs)
 	// before it fails instead of running again from the start (default 3).
@@ -121,6 +126,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.SessionTimeout <= 0 {
 		o.SessionTimeout = time.Hour
+	}
+	if o.MaxForecastBuckets <= 0 {
+		o.MaxForecastBuckets = DefaultMaxForecastBuckets
 	}
 	if o.MaxColumns <= 0 {
 		o.MaxColumns = ingest.DefaultMaxColumns

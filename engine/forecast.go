@@ -34,7 +34,7 @@ import (
 //     never used.
 //   - A gap between the last value and the window is forecast through
 //     (the horizon grows by it) and an informational message says so; a
-//     horizon beyond maxHorizon buckets fails the session.
+//     horizon beyond Options.MaxForecastBuckets fails the session.
 //   - Numeric, numericMeasure and logical features are regressors; other
 //     features are left out with a warning. A feature without a value in
 //     the window is dropped with the recorded warning; its empty buckets
@@ -64,12 +64,13 @@ const (
 	// maxHistory is how many buckets of history a forecast fits on at
 	// most: the most recent ones.
 	maxHistory = 2000
-	// maxHorizon bounds the buckets a forecast predicts (the window and
-	// any gap before it). The reference is silent; since the history is
-	// at most 2000 buckets and must hold twice the window, a longer
-	// horizon could only come from a gap, and forecasting thousands of
-	// buckets past the data says nothing useful.
-	maxHorizon = 5000
+	// DefaultMaxForecastBuckets is Options.MaxForecastBuckets' default,
+	// the buckets a forecast predicts at most (the window and any gap
+	// before it). The reference is silent; since the history is at most
+	// 2000 buckets and must hold twice the window, a longer horizon could
+	// only come from a gap, and forecasting thousands of buckets past the
+	// data says nothing useful.
+	DefaultMaxForecastBuckets = 5000
 	// minDailyHistory is MODELLING §2.3 step 5's 14 days for daily data.
 	minDailyHistory = 14
 )
@@ -346,7 +347,8 @@ type forecastPlan struct {
 // maxHistory; features over the history and the horizon (the gap and the
 // window), a feature without a value in the window dropped with a
 // warning.
-func planForecast(w ForecastWindow, target columnar.Column, features []columnar.Column, data *bucketedSeries) (*forecastPlan, error) {
+// maxHorizon is Options.MaxForecastBuckets.
+func planForecast(w ForecastWindow, target columnar.Column, features []columnar.Column, data *bucketedSeries, maxHorizon int) (*forecastPlan, error) {
 	iv := w.Interval
 	w0, w1 := truncBucket(w.Start, iv), truncBucket(w.End, iv)
 	h := bucketSteps(w0, w1, iv) + 1
@@ -502,7 +504,7 @@ func (e *Engine) runForecast(ctx context.Context, s Session, progress func(int))
 	if err != nil {
 		return err
 	}
-	plan, err := planForecast(*s.Window, target, in.features, data)
+	plan, err := planForecast(*s.Window, target, in.features, data, e.opts.MaxForecastBuckets)
 	if err != nil {
 		return err
 	}
@@ -516,9 +518,10 @@ func (e *Engine) runForecast(ctx context.Context, s Session, progress func(int))
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	res, err := forecast.Contest(plan.y, forecast.ContestOptions{
+	res, err := forecast.ContestContext(ctx, plan.y, forecast.ContestOptions{
 		Seasons: forecastSeasons(plan.interval), Holdout: plan.h, Horizon: plan.gap + plan.h,
 		Xreg: plan.xreg, FutureXreg: plan.future, Smoothed: true, Seed: sessionSeed(s.ID), Workers: runtime.GOMAXPROCS(0),
+		Progress: func(done, total int) { progress(10 + 80*done/total) },
 	})
 	if err := ctx.Err(); err != nil {
 		return err

@@ -126,7 +126,7 @@ func TestPlanForecast(t *testing.T) {
 			return float64(i % 3)
 		},
 		upTo(100, func(i int) float64 { return 1 }))
-	p, err := planForecast(window, target, []columnar.Column{feat, none}, d)
+	p, err := planForecast(window, target, []columnar.Column{feat, none}, d, DefaultMaxForecastBuckets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestPlanForecast(t *testing.T) {
 	// Target values at or after the window start are never used; the
 	// history is capped to the last 2000 buckets.
 	long := series(2600, nil, func(i int) float64 { return float64(i) })
-	p, err = planForecast(ForecastWindow{Start: utc("2024-01-01T00:00:00Z"), End: utc("2024-01-10T00:00:00Z"), Interval: "day"}, target, nil, long)
+	p, err = planForecast(ForecastWindow{Start: utc("2024-01-01T00:00:00Z"), End: utc("2024-01-10T00:00:00Z"), Interval: "day"}, target, nil, long, DefaultMaxForecastBuckets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestPlanForecast(t *testing.T) {
 		{"window too long", ForecastWindow{Start: utc("2018-04-11T00:00:00Z"), End: utc("2038-06-30T00:00:00Z"), Interval: "day"},
 			"The forecast window holds 7386 day buckets; at most 5000 can be forecast."},
 	} {
-		if _, err := planForecast(c.w, target, nil, d); err == nil || err.Error() != c.want {
+		if _, err := planForecast(c.w, target, nil, d, DefaultMaxForecastBuckets); err == nil || err.Error() != c.want {
 			t.Errorf("%s: err = %v, want %s", c.name, err, c.want)
 		}
 	}

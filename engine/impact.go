@@ -316,7 +316,7 @@ func (e *Engine) runImpact(ctx context.Context, s Session, progress func(int)) e
 	if err != nil {
 		return err
 	}
-	plan, err := planForecast(*s.Window, in.target, in.features, data)
+	plan, err := planForecast(*s.Window, in.target, in.features, data, e.opts.MaxForecastBuckets)
 	if err != nil {
 		return err
 	}

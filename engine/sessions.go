@@ -213,6 +213,13 @@ func (e *Engine) planSession(ctx context.Context, req SessionRequest) (Session, 
 		if err := checkRange(&window.Start, &window.End); err != nil {
 			return Session{}, sessionRecord{}, err
 		}
+		// The window alone can exceed the horizon limit; a gap before it is
+		// known only once the data is read (planForecast).
+		iv, limit := window.Interval, e.opts.MaxForecastBuckets
+		if h := bucketSteps(truncBucket(window.Start, iv), truncBucket(window.End, iv), iv) + 1; h > limit {
+			return Session{}, sessionRecord{}, validationErr(map[string][]string{"endDate": {
+				fmt.Sprintf("The forecast window holds %d %s buckets; at most %d can be forecast (the server's -max-forecast-buckets).", h, iv, limit)}})
+		}
 	}
 	if err := validSpecs(req.Columns); err != nil {
 		return Session{}, sessionRecord{}, err

@@ -63,6 +63,8 @@ func defaultMaxConnections(nofile uint64) int {
 type sessionConfig struct {
 	Workers int
 	Timeout time.Duration
+	// MaxForecastBuckets is engine.Options.MaxForecastBuckets.
+	MaxForecastBuckets int
 }
 
 // serveConfig is the typed configuration of `vatic serve`.
@@ -124,6 +126,7 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	fs.Int64Var(&c.Import.MaxBytes, "import-max-bytes", 16<<30, "largest imported file in bytes, after decompression")
 	fs.IntVar(&c.Sessions.Workers, "session-workers", 1, "sessions that run at once (each uses every core)")
 	fs.DurationVar(&c.Sessions.Timeout, "session-timeout", time.Hour, "longest time one session may take")
+	fs.IntVar(&c.Sessions.MaxForecastBuckets, "max-forecast-buckets", engine.DefaultMaxForecastBuckets, "most buckets one forecast or impact session predicts: its window plus any gap between the last value and the window")
 	fs.IntVar(&c.MaxRestarts, "max-restarts", 3, "an import or session cut off by this many server stops (crash, kill, shutdown) fails instead of running again")
 	fs.StringVar(&c.PublicURL, "public-url", "", "API base address for links in webhook calls, e.g. https://vatic.example.com/v1 (default: http://<listening address>/v1)")
 	fs.TextVar(&c.Compat, "compat", api.CompatSpec, "spelling `mode`: spec, or original to emit the original service's spellings where the specification renamed a value (import type s3/azure, callbackUrl omitted when none, 404 itemType model, import columns echoing the request)")
@@ -168,6 +171,9 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	}
 	if c.MaxRestarts <= 0 {
 		return c, errors.New("-max-restarts must be positive")
+	}
+	if c.Sessions.MaxForecastBuckets <= 0 {
+		return c, errors.New("-max-forecast-buckets must be positive")
 	}
 	if c.Import.Workers <= 0 || c.Import.Timeout <= 0 || c.Import.IdleTimeout <= 0 || c.Import.MaxBytes <= 0 {
 		return c, errors.New("-import-workers, -import-timeout, -import-idle-timeout and -import-max-bytes must be positive")
@@ -243,6 +249,7 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 		Logger: log, MaxDecodedBytes: c.MaxBodyBytes, MaxColumns: c.MaxColumns, Allotments: c.Allotments,
 		Fetcher: remote.NewFetcher(sources), ImportConcurrency: c.Import.Workers, ImportTimeout: c.Import.Timeout, ImportMaxBytes: c.Import.MaxBytes,
 		SessionConcurrency: c.Sessions.Workers, SessionTimeout: c.Sessions.Timeout, Notifier: callbacks,
+		MaxForecastBuckets: c.Sessions.MaxForecastBuckets,
 		MaxRestarts: c.MaxRestarts, TempDir: tmpDir,
 	})
 	if err != nil {

@@ -1,6 +1,7 @@
 package forecast_test
 
 import (
+	"context"
 	"errors"
 	"math"
 	"reflect"
@@ -126,5 +127,39 @@ func TestMetrics(t *testing.T) {
 	}
 	if _, ok := forecast.Metrics([]float64{1, 2}, []float64{3, 3}, nil)[forecast.RSquared]; ok {
 		t.Error("rSquared of a constant forecast is not left out")
+	}
+}
+
+// TestContestCancel: a done context stops the contest between fits — no
+// fit starts after it, and the error is the context's.
+func TestContestCancel(t *testing.T) {
+	s := forecast.LoadSeries(t, "AirPassengers")
+	opt := forecast.ContestOptions{Seasons: []forecast.Season{{Period: 12, Code: "MA"}}, Holdout: 24, Horizon: 24, Smoothed: true, Seed: 7, Workers: 1}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	calls := 0
+	opt.Progress = func(done, total int) { calls++ }
+	if res, err := forecast.ContestContext(ctx, s.X, opt); !errors.Is(err, context.Canceled) || res != nil {
+		t.Errorf("canceled before: res %v, err %v, want context.Canceled", res, err)
+	}
+	if calls != 0 {
+		t.Errorf("canceled before: %d fits ran", calls)
+	}
+
+	ctx, cancel = context.WithCancel(t.Context())
+	defer cancel()
+	var seen, of int
+	opt.Progress = func(done, total int) {
+		seen, of = done, total
+		if done == 2 {
+			cancel()
+		}
+	}
+	if _, err := forecast.ContestContext(ctx, s.X, opt); !errors.Is(err, context.Canceled) {
+		t.Errorf("canceled mid-run: err %v, want context.Canceled", err)
+	}
+	if seen != 2 || of < 10 {
+		t.Errorf("canceled after 2 of %d fits: %d ran", of, seen)
 	}
 }
