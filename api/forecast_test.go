@@ -623,3 +623,29 @@ func TestForecastSessionSurvivesRestart(t *testing.T) {
 		t.Errorf("results after restart = %d rows, want 6", all.TotalCount)
 	}
 }
+
+// TestForecastSessionOffsetBuckets: buckets are cut in the offset
+// startDate carries (MODELLING §2.2): a daily window from
+// 2018-03-02T00:00:00+08:00 has days starting at 16:00Z, and the rows
+// carry those starts in UTC.
+func TestForecastSessionOffsetBuckets(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	s.putCSV(t, "store", dailySeries(60, 0))
+	created := s.createForecast(t, `{"dataSourceName": "store", "targetColumn": "sales", "startDate": "2018-03-02T00:00:00+08:00", "endDate": "2018-03-05T00:00:00+08:00", "resultInterval": "day"}`)
+	if created.StartDate != "2018-03-01T16:00:00+00:00" {
+		t.Errorf("startDate = %s", created.StartDate)
+	}
+	if done := s.waitSession(t, created.SessionID); done.Status != "completed" {
+		t.Fatalf("session = %+v", done)
+	}
+	all := decode[forecastResults](t, s.do(t, http.MethodGet, "/v1/sessions/"+created.SessionID+"/results?pageSize=100", nil))
+	var days []string
+	for _, r := range all.Data {
+		days = append(days, r["day"])
+	}
+	want := []string{"2018-03-01T16:00:00.0000000Z", "2018-03-02T16:00:00.0000000Z", "2018-03-03T16:00:00.0000000Z", "2018-03-04T16:00:00.0000000Z"}
+	if !slices.Equal(days, want) {
+		t.Errorf("result days = %v, want %v", days, want)
+	}
+}

@@ -26,6 +26,18 @@ func ParseTime(s string) (time.Time, bool) {
 // ParseTimeBytes is ParseTime on a byte slice; it does not allocate and does
 // not retain b.
 func ParseTimeBytes(b []byte) (time.Time, bool) {
+	t, _, ok := parseTime(b)
+	return t, ok
+}
+
+// ParseTimeOffset is ParseTime that also returns the zone's offset east of
+// UTC in seconds as written (0 for Z or no zone).
+func ParseTimeOffset(s string) (t time.Time, offset int, ok bool) {
+	return parseTime(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+// parseTime is ParseTimeBytes with the offset.
+func parseTime(b []byte) (time.Time, int, bool) {
 	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
 		b = b[1:]
 	}
@@ -33,7 +45,7 @@ func ParseTimeBytes(b []byte) (time.Time, bool) {
 		b = b[:len(b)-1]
 	}
 	if len(b) < 8 {
-		return time.Time{}, false
+		return time.Time{}, 0, false
 	}
 	var year, month, day, i int
 	var ok bool
@@ -41,47 +53,47 @@ func ParseTimeBytes(b []byte) (time.Time, bool) {
 		// ISO: yyyy-M[M]-d[d]
 		year = int(b[0]-'0')*1000 + int(b[1]-'0')*100 + int(b[2]-'0')*10 + int(b[3]-'0')
 		if month, i, ok = digits12(b, 5); !ok || i >= len(b) || b[i] != '-' {
-			return time.Time{}, false
+			return time.Time{}, 0, false
 		}
 		if day, i, ok = digits12(b, i+1); !ok {
-			return time.Time{}, false
+			return time.Time{}, 0, false
 		}
 	} else {
 		// Month-day-year with / or - separators.
 		if month, i, ok = digits12(b, 0); !ok || i >= len(b) {
-			return time.Time{}, false
+			return time.Time{}, 0, false
 		}
 		sep := b[i]
 		if sep != '/' && sep != '-' {
-			return time.Time{}, false
+			return time.Time{}, 0, false
 		}
 		if day, i, ok = digits12(b, i+1); !ok || i >= len(b) || b[i] != sep {
-			return time.Time{}, false
+			return time.Time{}, 0, false
 		}
 		i++
 		if i+4 > len(b) || !isDigit(b[i]) || !isDigit(b[i+1]) || !isDigit(b[i+2]) || !isDigit(b[i+3]) {
-			return time.Time{}, false
+			return time.Time{}, 0, false
 		}
 		year = int(b[i]-'0')*1000 + int(b[i+1]-'0')*100 + int(b[i+2]-'0')*10 + int(b[i+3]-'0')
 		i += 4
 	}
 	if month < 1 || month > 12 || day < 1 || day > daysIn(month, year) {
-		return time.Time{}, false
+		return time.Time{}, 0, false
 	}
 	hour, minute, sec, nsec, offset := 0, 0, 0, 0, 0
 	if i < len(b) {
 		if c := b[i]; c != 'T' && c != 't' && c != ' ' {
-			return time.Time{}, false
+			return time.Time{}, 0, false
 		}
 		if hour, i, ok = digits12(b, i+1); !ok || i >= len(b) || b[i] != ':' {
-			return time.Time{}, false
+			return time.Time{}, 0, false
 		}
 		if minute, i, ok = digits2(b, i+1); !ok {
-			return time.Time{}, false
+			return time.Time{}, 0, false
 		}
 		if i < len(b) && b[i] == ':' {
 			if sec, i, ok = digits2(b, i+1); !ok {
-				return time.Time{}, false
+				return time.Time{}, 0, false
 			}
 			if i < len(b) && (b[i] == '.' || b[i] == ',') {
 				i++
@@ -93,12 +105,12 @@ func ParseTimeBytes(b []byte) (time.Time, bool) {
 					i++
 				}
 				if i == start {
-					return time.Time{}, false
+					return time.Time{}, 0, false
 				}
 			}
 		}
 		if hour > 23 || minute > 59 || sec > 59 {
-			return time.Time{}, false
+			return time.Time{}, 0, false
 		}
 		// Optional AM/PM, with or without a space before it.
 		j := i
@@ -109,7 +121,7 @@ func ParseTimeBytes(b []byte) (time.Time, bool) {
 			pm := b[j] == 'P' || b[j] == 'p'
 			if pm || b[j] == 'A' || b[j] == 'a' {
 				if hour < 1 || hour > 12 {
-					return time.Time{}, false
+					return time.Time{}, 0, false
 				}
 				if hour == 12 {
 					hour = 0
@@ -122,7 +134,7 @@ func ParseTimeBytes(b []byte) (time.Time, bool) {
 		}
 		if i < len(b) {
 			if offset, i, ok = parseZone(b, i); !ok || i != len(b) {
-				return time.Time{}, false
+				return time.Time{}, 0, false
 			}
 		}
 	}
@@ -130,10 +142,10 @@ func ParseTimeBytes(b []byte) (time.Time, bool) {
 	if offset != 0 {
 		t = t.Add(-time.Duration(offset) * time.Second)
 		if y := t.Year(); y < 0 || y > 9999 {
-			return time.Time{}, false
+			return time.Time{}, 0, false
 		}
 	}
-	return t, true
+	return t, offset, true
 }
 
 // parseZone reads Z, ±hh[:mm], ±hhmm, or " hh:mm" (an unencoded + that

@@ -100,3 +100,24 @@ func FuzzParseTime(f *testing.F) {
 		}
 	})
 }
+
+// TestParseTimeOffset: the offset as written, and the same instant as
+// ParseTime.
+func TestParseTimeOffset(t *testing.T) {
+	for _, c := range []struct {
+		in     string
+		offset int
+	}{
+		{"2018-01-01", 0}, {"2018-01-01T00:00:00Z", 0}, {"2018-01-01T00:00:00+08:00", 8 * 3600},
+		{"2018-01-01T00:00:00-05:30", -(5*3600 + 30*60)}, {"2018-01-01 00:00 08:00", 8 * 3600}, {"2018-01-01T00:00:00+0000", 0},
+	} {
+		got, off, ok := columnar.ParseTimeOffset(c.in)
+		want, ok2 := columnar.ParseTime(c.in)
+		if !ok || !ok2 || off != c.offset || !got.Equal(want) || got.Location() != time.UTC {
+			t.Errorf("ParseTimeOffset(%q) = %v %d %v, want %v %d", c.in, got, off, ok, want, c.offset)
+		}
+	}
+	if _, _, ok := columnar.ParseTimeOffset("soon"); ok {
+		t.Error("ParseTimeOffset(soon) ok")
+	}
+}

@@ -24,9 +24,11 @@ import (
 // Forecast sessions (REFERENCE §6.1, §6.10, §6.16, §7; MODELLING §2, §4).
 // Where the reference is silent this server chooses:
 //
-//   - Buckets are cut in UTC whatever offset startDate carries; startDate
-//     and endDate are echoed as given (in UTC), not moved to their
-//     buckets' starts.
+//   - Buckets are cut in the UTC offset startDate carries (UTC when it
+//     has none), as MODELLING §2.2 suggests: a daily forecast asked for
+//     from 2018-01-01T00:00:00+08:00 has days that start at 16:00Z.
+//     Result rows carry the bucket starts in UTC; startDate and endDate
+//     are echoed as given (in UTC), not moved to their buckets' starts.
 //   - The history runs from the first to the last bucket with a target
 //     value before the window (capped to the last 2000); empty buckets
 //     inside it are imputed and count in the selection's
@@ -51,12 +53,27 @@ import (
 //     series, a debug message names it and the reason.
 
 // ForecastWindow is a forecast session's window (REFERENCE §6.1,
-// MODELLING §2.2): startDate and endDate as given (UTC) and the bucket
-// size.
+// MODELLING §2.2): startDate and endDate as given (UTC), the bucket size,
+// and the offset east of UTC (seconds) startDate was written in, which
+// the buckets are cut in.
 type ForecastWindow struct {
 	Start    time.Time `json:"start"`
 	End      time.Time `json:"end"`
 	Interval string    `json:"interval"`
+	Offset   int       `json:"offset,omitempty"`
+}
+
+// zone is the fixed zone the window's buckets are cut in.
+func (w ForecastWindow) zone() *time.Location {
+	if w.Offset == 0 {
+		return time.UTC
+	}
+	return time.FixedZone("", w.Offset)
+}
+
+// bucket is the start of the window's bucket holding t, in its zone.
+func (w ForecastWindow) bucket(t time.Time) time.Time {
+	return truncBucket(t.In(w.zone()), w.Interval)
 }
 
 // Limits of a forecast session (MODELLING §2.3 step 4, §16).
@@ -80,19 +97,20 @@ const (
 // request's validation details.
 func forecastWindow(req SessionRequest, add func(field, msg string)) *ForecastWindow {
 	w := &ForecastWindow{Interval: "day"}
-	parse := func(name, v string, dst *time.Time) {
+	parse := func(name, v string, dst *time.Time) int {
 		if strings.TrimSpace(v) == "" {
 			add(name, "The "+name+" field is required.")
-			return
+			return 0
 		}
-		t, ok := columnar.ParseTime(v)
+		t, off, ok := columnar.ParseTimeOffset(v)
 		if !ok {
 			add(name, "Value for "+name+" must be a valid date")
-			return
+			return 0
 		}
 		*dst = t.UTC()
+		return off
 	}
-	parse("startDate", req.StartDate, &w.Start)
+	w.Offset = parse("startDate", req.StartDate, &w.Start)
 	parse("endDate", req.EndDate, &w.End)
 	if iv := strings.TrimSpace(req.ResultInterval); iv != "" {
 		l := strings.ToLower(iv)
@@ -133,24 +151,24 @@ func forecastIntervals() []string {
 }
 
 // truncBucket is the start of the bucket holding t (MODELLING §2.2): UTC,
-// weeks start on ISO Monday. Buckets are always cut in UTC, whatever
-// offset startDate carried: the stored timestamps are UTC and the SQL
-// that buckets them (sqlgen.BucketSeries) cuts in UTC too.
+// weeks start on ISO Monday. The bucket is cut in t's location (the
+// window's zone, ForecastWindow.bucket) and carries it, so addBuckets and
+// bucketSteps count months and years in that zone too.
 func truncBucket(t time.Time, interval string) time.Time {
-	t = t.UTC()
+	loc := t.Location()
 	y, m, d := t.Date()
 	switch interval {
 	case "hour":
-		return t.Truncate(time.Hour)
+		return time.Date(y, m, d, t.Hour(), 0, 0, 0, loc)
 	case "week":
-		day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+		day := time.Date(y, m, d, 0, 0, 0, 0, loc)
 		return day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7))
 	case "month":
-		return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+		return time.Date(y, m, 1, 0, 0, 0, 0, loc)
 	case "year":
-		return time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
+		return time.Date(y, 1, 1, 0, 0, 0, 0, loc)
 	}
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	return time.Date(y, m, d, 0, 0, 0, 0, loc)
 }
 
 // addBuckets moves a bucket start k buckets (k may be negative).
@@ -226,7 +244,7 @@ func (e *Engine) readBuckets(ctx context.Context, s Session, ts string, cols []s
 	if s.sourceIsView {
 		schema = sqlgen.ViewSchema
 	}
-	q, err := sqlgen.BucketSeries(schema, s.DataSourceName, ts, s.Window.Interval, cols)
+	q, err := sqlgen.BucketSeries(schema, s.DataSourceName, ts, s.Window.Interval, s.Window.Offset, cols)
 	if err != nil {
 		return nil, err
 	}
@@ -239,6 +257,7 @@ func (e *Engine) readBuckets(ctx context.Context, s Session, ts string, cols []s
 	}
 	defer rows.Close()
 	out := &bucketedSeries{values: make([][]float64, len(cols))}
+	zone := s.Window.zone()
 	dst := make([]any, len(cols)+1)
 	var b time.Time
 	vals := make([]*float64, len(cols))
@@ -250,7 +269,7 @@ func (e *Engine) readBuckets(ctx context.Context, s Session, ts string, cols []s
 		if err := rows.Scan(dst...); err != nil {
 			return nil, err
 		}
-		out.buckets = append(out.buckets, b.UTC())
+		out.buckets = append(out.buckets, b.In(zone))
 		for i, v := range vals {
 			f := math.NaN()
 			if v != nil && !math.IsInf(*v, 0) {
@@ -350,7 +369,7 @@ type forecastPlan struct {
 // maxHorizon is Options.MaxForecastBuckets.
 func planForecast(w ForecastWindow, target columnar.Column, features []columnar.Column, data *bucketedSeries, maxHorizon int) (*forecastPlan, error) {
 	iv := w.Interval
-	w0, w1 := truncBucket(w.Start, iv), truncBucket(w.End, iv)
+	w0, w1 := w.bucket(w.Start), w.bucket(w.End)
 	h := bucketSteps(w0, w1, iv) + 1
 	p := &forecastPlan{interval: iv, h: h, windowStart: w0}
 	if h > maxHorizon {
@@ -508,7 +527,7 @@ func (e *Engine) runForecast(ctx context.Context, s Session, progress func(int))
 	if err != nil {
 		return err
 	}
-	wEnd := addBuckets(truncBucket(s.Window.End, plan.interval), plan.interval, 1)
+	wEnd := addBuckets(s.Window.bucket(s.Window.End), plan.interval, 1)
 	msgs = append([]Message{
 		{"informational", fmt.Sprintf("%d observations were found in the dataset.", count)},
 		{"informational", fmt.Sprintf("%d %s observations were found in the dataset before %s.", plan.observations, intervalAdjective(plan.interval), rowTime(wEnd.Add(-100)))},

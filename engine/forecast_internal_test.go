@@ -214,6 +214,52 @@ func TestBucketSeries(t *testing.T) {
 	}
 }
 
+// TestBucketSeriesOffset: buckets are cut in the window's zone
+// (MODELLING §2.2): at +08:00 a day starts at 16:00Z, and a month at
+// 16:00Z on the last day of the month before; planForecast counts them
+// in that zone.
+func TestBucketSeriesOffset(t *testing.T) {
+	e := newTestEngine(t)
+	e.putTestCSV(t, "local", "ts,y\n"+
+		"2018-01-31T15:00:00Z,1\n"+ // 23:00 on Jan 31 at +08:00
+		"2018-01-31T16:00:00Z,2\n"+ // 00:00 on Feb 1 at +08:00
+		"2018-02-01T10:00:00Z,4\n"+ // 18:00 on Feb 1
+		"2018-02-28T17:00:00Z,8\n") // 01:00 on Mar 1
+	for _, c := range []struct {
+		interval string
+		offset   int
+		want     []string
+	}{
+		{"day", 8 * 3600, []string{"2018-01-31T00:00:00+08:00 1", "2018-02-01T00:00:00+08:00 6", "2018-03-01T00:00:00+08:00 8"}},
+		{"month", 8 * 3600, []string{"2018-01-01T00:00:00+08:00 1", "2018-02-01T00:00:00+08:00 6", "2018-03-01T00:00:00+08:00 8"}},
+		{"day", 0, []string{"2018-01-31T00:00:00Z 3", "2018-02-01T00:00:00Z 4", "2018-02-28T00:00:00Z 8"}},
+		{"month", -5 * 3600, []string{"2018-01-01T00:00:00-05:00 3", "2018-02-01T00:00:00-05:00 12"}},
+	} {
+		w := &ForecastWindow{Interval: c.interval, Offset: c.offset}
+		d, err := e.readBuckets(t.Context(), Session{DataSourceName: "local", Window: w}, "ts", []sqlgen.AggColumn{{Name: "y", Aggregation: columnar.AggSum}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for i, b := range d.buckets {
+			got = append(got, b.Format(time.RFC3339)+" "+fmtF(d.values[0][i]))
+			if !b.Equal(w.bucket(b)) {
+				t.Errorf("%s at %d: SQL bucket %s is not Go's %s", c.interval, c.offset, b, w.bucket(b))
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s at %d: buckets = %q, want %q", c.interval, c.offset, got, c.want)
+		}
+	}
+	// Months counted in the zone: Jan 31 16:00Z is Feb 1 at +08:00, one
+	// bucket after January.
+	w := ForecastWindow{Interval: "month", Offset: 8 * 3600}
+	jan, feb := w.bucket(utc("2018-01-15T00:00:00Z")), w.bucket(utc("2018-01-31T16:00:00Z"))
+	if n := bucketSteps(jan, feb, "month"); n != 1 || addBuckets(jan, "month", 1) != feb {
+		t.Errorf("bucketSteps(Jan, Feb at +08:00) = %d, addBuckets = %s", n, addBuckets(jan, "month", 1))
+	}
+}
+
 func fmtF(v float64) string {
 	if math.IsNaN(v) {
 		return "NaN"

@@ -335,7 +335,7 @@ func (e *Engine) runImpact(ctx context.Context, s Session, progress func(int)) e
 		}
 	}
 	imputeSeries(obs, imputationOf(in.target))
-	wEnd := addBuckets(truncBucket(s.Window.End, plan.interval), plan.interval, 1)
+	wEnd := addBuckets(s.Window.bucket(s.Window.End), plan.interval, 1)
 	msgs := append([]Message{
 		{"informational", fmt.Sprintf("%d observations were found in the dataset.", count)},
 		{"informational", fmt.Sprintf("%d %s observations were found in the dataset before %s.", observed, intervalAdjective(plan.interval), rowTime(wEnd.Add(-100)))},

@@ -216,7 +216,7 @@ func (e *Engine) planSession(ctx context.Context, req SessionRequest) (Session, 
 		// The window alone can exceed the horizon limit; a gap before it is
 		// known only once the data is read (planForecast).
 		iv, limit := window.Interval, e.opts.MaxForecastBuckets
-		if h := bucketSteps(truncBucket(window.Start, iv), truncBucket(window.End, iv), iv) + 1; h > limit {
+		if h := bucketSteps(window.bucket(window.Start), window.bucket(window.End), iv) + 1; h > limit {
 			return Session{}, sessionRecord{}, validationErr(map[string][]string{"endDate": {
 				fmt.Sprintf("The forecast window holds %d %s buckets; at most %d can be forecast (the server's -max-forecast-buckets).", h, iv, limit)}})
 		}

@@ -33,12 +33,13 @@ type AggColumn struct {
 
 // BucketSeries compiles the aggregation of a dataset (DataSchema) or view
 // (ViewSchema) into resultInterval buckets of its timestamp column
-// (MODELLING §2.2, §2.3 steps 1–2): the bucket start (UTC, the stored
-// timestamps are UTC) then each column aggregated with its aggregation,
-// cast to DOUBLE, ascending by bucket. Rows without a timestamp are left
-// out; a bucket whose values are all missing aggregates to NULL (empty,
-// imputed later), never to a sum of 0.
-func BucketSeries(schema, source, ts, interval string, cols []AggColumn) (string, error) {
+// (MODELLING §2.2, §2.3 steps 1–2): the bucket start then each column
+// aggregated with its aggregation, cast to DOUBLE, ascending by bucket.
+// Buckets are cut in the fixed zone offset seconds east of UTC (the
+// stored timestamps are UTC); the bucket start is returned in UTC. Rows
+// without a timestamp are left out; a bucket whose values are all missing
+// aggregates to NULL (empty, imputed later), never to a sum of 0.
+func BucketSeries(schema, source, ts, interval string, offset int, cols []AggColumn) (string, error) {
 	if !containsString(BucketIntervals, interval) {
 		return "", fmt.Errorf("sqlgen: unknown bucket interval %q", interval)
 	}
@@ -51,6 +52,10 @@ func BucketSeries(schema, source, ts, interval string, cols []AggColumn) (string
 		return "", err
 	}
 	q := "SELECT date_trunc('" + interval + "', " + t + ") AS bucket"
+	if offset != 0 {
+		off := "to_seconds(" + strconv.Itoa(offset) + ")"
+		q = "SELECT date_trunc('" + interval + "', " + t + " + " + off + ") - " + off + " AS bucket"
+	}
 	for _, c := range cols {
 		n, err := columnar.QuoteIdent(c.Name)
 		if err != nil {

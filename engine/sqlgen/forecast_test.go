@@ -26,12 +26,14 @@ func TestCompileForecast(t *testing.T) {
 			fmt.Fprintf(&b, "-- args: %v\n", args)
 		}
 	}
-	q, err := sqlgen.BucketSeries(sqlgen.DataSchema, "store sales", `day "of" sale`, "week", []sqlgen.AggColumn{
+	q, err := sqlgen.BucketSeries(sqlgen.DataSchema, "store sales", `day "of" sale`, "week", 0, []sqlgen.AggColumn{
 		{Name: "sales", Aggregation: columnar.AggSum}, {Name: "price", Aggregation: columnar.AggMedian}, {Name: "open", Aggregation: columnar.AggMode},
 	})
 	add("bucket a dataset by week", q, nil, err)
-	q, err = sqlgen.BucketSeries(sqlgen.ViewSchema, "v", "ts", "hour", []sqlgen.AggColumn{{Name: "y", Aggregation: columnar.AggMean}})
+	q, err = sqlgen.BucketSeries(sqlgen.ViewSchema, "v", "ts", "hour", 0, []sqlgen.AggColumn{{Name: "y", Aggregation: columnar.AggMean}})
 	add("bucket a view by hour", q, nil, err)
+	q, err = sqlgen.BucketSeries(sqlgen.DataSchema, "d", "ts", "day", 8*3600, []sqlgen.AggColumn{{Name: "y", Aggregation: columnar.AggSum}})
+	add("bucket a dataset by day at +08:00", q, nil, err)
 	q, err = sqlgen.CreateSeries("s1", "day", "sales")
 	add("a forecast's series", q, nil, err)
 	q, err = sqlgen.CreateForecast("s1", 3)
@@ -45,7 +47,7 @@ func TestCompileForecast(t *testing.T) {
 	q, err = sqlgen.CountOutliers("s1")
 	add("count the outliers", q, nil, err)
 
-	if _, err := sqlgen.BucketSeries(sqlgen.DataSchema, "d", "ts", "minute", nil); err == nil {
+	if _, err := sqlgen.BucketSeries(sqlgen.DataSchema, "d", "ts", "minute", 0, nil); err == nil {
 		t.Error("BucketSeries accepted the interval minute")
 	}
 

@@ -2,6 +2,8 @@
 SELECT date_trunc('week', "day ""of"" sale") AS bucket, CAST(sum(CAST("sales" AS DOUBLE)) AS DOUBLE), CAST(quantile_disc(CAST("price" AS DOUBLE), 0.5) AS DOUBLE), CAST(mode(CAST("open" AS DOUBLE)) AS DOUBLE) FROM "data"."store sales" WHERE "day ""of"" sale" IS NOT NULL GROUP BY 1 ORDER BY 1;
 -- bucket a view by hour
 SELECT date_trunc('hour', "ts") AS bucket, CAST(avg(CAST("y" AS DOUBLE)) AS DOUBLE) FROM "views"."v" WHERE "ts" IS NOT NULL GROUP BY 1 ORDER BY 1;
+-- bucket a dataset by day at +08:00
+SELECT date_trunc('day', "ts" + to_seconds(28800)) - to_seconds(28800) AS bucket, CAST(sum(CAST("y" AS DOUBLE)) AS DOUBLE) FROM "data"."d" WHERE "ts" IS NOT NULL GROUP BY 1 ORDER BY 1;
 -- a forecast's series
 CREATE OR REPLACE TABLE "results"."s1/data" (__row BIGINT NOT NULL, "day" TIMESTAMP NOT NULL, "sales" DOUBLE, __smooth DOUBLE);
 -- a forecast's window
