@@ -249,8 +249,7 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 		Logger: log, MaxDecodedBytes: c.MaxBodyBytes, MaxColumns: c.MaxColumns, Allotments: c.Allotments,
 		Fetcher: remote.NewFetcher(sources), ImportConcurrency: c.Import.Workers, ImportTimeout: c.Import.Timeout, ImportMaxBytes: c.Import.MaxBytes,
 		SessionConcurrency: c.Sessions.Workers, SessionTimeout: c.Sessions.Timeout, Notifier: callbacks,
-		MaxForecastBuckets: c.Sessions.MaxForecastBuckets,
-		MaxRestarts:        c.MaxRestarts, TempDir: tmpDir,
+		MaxRestarts: c.MaxRestarts, TempDir: tmpDir, MaxForecastBuckets: c.Sessions.MaxForecastBuckets,
 	})
 	if err != nil {
 		return fmt.Errorf("open engine: %w", err)
