@@ -40,6 +40,7 @@ func (e *Engine) clearSessionOutputs(ctx context.Context, id string) error {
 		`DELETE FROM catalog.contestants WHERE session_id = ?`,
 		`DELETE FROM catalog.selection WHERE session_id = ?`,
 		`DELETE FROM catalog.session_features WHERE session_id = ?`,
+		`DELETE FROM catalog.session_classes WHERE session_id = ?`,
 	} {
 		if _, err := e.store.Exec(ctx, q, id); err != nil {
 			return fmt.Errorf("clear session outputs: %w", err)

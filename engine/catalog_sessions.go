@@ -124,6 +124,7 @@ func (e *Engine) purgeSession(ctx context.Context, id string) error {
 		`DELETE FROM catalog.contestants WHERE session_id = ?`,
 		`DELETE FROM catalog.selection WHERE session_id = ?`,
 		`DELETE FROM catalog.session_features WHERE session_id = ?`,
+		`DELETE FROM catalog.session_classes WHERE session_id = ?`,
 	} {
 		if _, err := e.store.Exec(ctx, q, id); err != nil {
 			return fmt.Errorf("delete session: %w", err)
@@ -134,7 +135,7 @@ func (e *Engine) purgeSession(ctx context.Context, id string) error {
 
 // dropResults drops a session's tables in schema results.
 func (e *Engine) dropResults(ctx context.Context, id string) error {
-	for _, t := range []string{sqlgen.SnapshotTable(id), sqlgen.PredictionsTable(id), sqlgen.ForecastTable(id)} {
+	for _, t := range []string{sqlgen.SnapshotTable(id), sqlgen.PredictionsTable(id), sqlgen.ForecastTable(id), sqlgen.ClassesTable(id), sqlgen.ClassScoresTable(id)} {
 		q, err := sqlgen.DropResults(t)
 		if err != nil {
 			return err

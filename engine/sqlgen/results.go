@@ -129,6 +129,23 @@ func DropResults(table string) (string, error) {
 // prediction under the target's name and the observed value under
 // "<target>:actual" (MODELLING §0), in row order, paged.
 func TestRows(session string, columns []string, target, contestant string, limit, offset int) (string, []any, error) {
+	return testRows(session, columns, target, contestant, nil, limit, offset)
+}
+
+// ClassTestRows is TestRows of a classification session: the prediction
+// (a class index) becomes its label from ClassesTable, and each class's
+// score from ClassScoresTable follows under "<target>:<class>" when
+// scores holds the labels (MODELLING §7.4); nil scores selects none.
+func ClassTestRows(session string, columns []string, target, contestant string, scores []string, limit, offset int) (string, []any, error) {
+	if scores == nil {
+		scores = []string{}
+	}
+	return testRows(session, columns, target, contestant, scores, limit, offset)
+}
+
+// testRows is TestRows; a non-nil classes joins the labels and the
+// listed class scores.
+func testRows(session string, columns []string, target, contestant string, classes []string, limit, offset int) (string, []any, error) {
 	snap, err := resultsTable(SnapshotTable(session))
 	if err != nil {
 		return "", nil, err
@@ -149,9 +166,34 @@ func TestRows(session string, columns []string, target, contestant string, limit
 	if err != nil {
 		return "", nil, err
 	}
-	q := "SELECT " + cols + ", p.prediction AS " + t + ", d." + t + " AS " + actual +
-		" FROM " + snap + " d JOIN " + preds + " p ON p." + RowColumn + " = d." + RowColumn +
-		" WHERE p.contestant = ? ORDER BY d." + RowColumn
+	pred, from := "p.prediction", " FROM "+snap+" d JOIN "+preds+" p ON p."+RowColumn+" = d."+RowColumn
+	var scores string
+	if classes != nil {
+		labels, err := resultsTable(ClassesTable(session))
+		if err != nil {
+			return "", nil, err
+		}
+		pred, from = "c.label", from+" JOIN "+labels+" c ON c.idx = CAST(p.prediction AS INTEGER)"
+		if len(classes) > 0 {
+			st, err := resultsTable(ClassScoresTable(session))
+			if err != nil {
+				return "", nil, err
+			}
+			from += " JOIN " + st + " s ON s." + RowColumn + " = d." + RowColumn
+			for i, c := range classes {
+				n, err := columnar.QuoteIdent(target + ":" + c)
+				if err != nil {
+					return "", nil, err
+				}
+				scores += ", s." + ScoreColumn(i) + " AS " + n
+			}
+		}
+	}
+	sel := "SELECT "
+	if cols != "" {
+		sel += cols + ", "
+	}
+	q := sel + pred + " AS " + t + scores + ", d." + t + " AS " + actual + from + " WHERE p.contestant = ? ORDER BY d." + RowColumn
 	args := []any{contestant}
 	if limit > 0 {
 		q += " LIMIT ? OFFSET ?"
