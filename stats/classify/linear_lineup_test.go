@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"runtime"
 	"testing"
 	"time"
 
@@ -218,4 +219,52 @@ func TestLinearCVMatchesSklearn(t *testing.T) {
 			t.Logf("%-24s %-14s macro-F1 %.4f (scikit-learn %.4f), 5 fits in %v", tc.key, name, mean, want, time.Since(start).Round(time.Millisecond))
 		}
 	}
+}
+
+// FuzzLinearUnmarshal feeds arbitrary payloads under the four keys:
+// decoding may fail but must not panic; what decodes re-encodes to the
+// same bytes and answers Proba without panicking.
+func FuzzLinearUnmarshal(f *testing.F) {
+	d := linLoad(f, "iris")
+	small := linRows(d, []int{0, 1, 2, 3, 4, 50, 51, 52, 53, 54, 100, 101, 102, 103, 104})
+	for i, tc := range linAlgorithms {
+		m, err := tc.alg.Fit(small, classify.Options{Seed: 1, Workers: 1})
+		if err != nil {
+			f.Fatal(err)
+		}
+		b, _ := m.MarshalBinary()
+		f.Add(uint8(i), b[1+len(tc.key):])
+	}
+	f.Fuzz(func(t *testing.T, which uint8, payload []byte) {
+		if len(payload) > 1<<16 {
+			return // keep allocations bounded
+		}
+		key := linAlgorithms[int(which)%len(linAlgorithms)].key
+		data := append([]byte{byte(len(key))}, key...)
+		data = append(data, payload...)
+		m, err := classify.Unmarshal(data)
+		if err != nil {
+			return
+		}
+		b, err := m.MarshalBinary()
+		if err != nil || !bytes.Equal(b, data) {
+			t.Errorf("Unmarshal(%q payload).MarshalBinary() = %x, %v, want the input", key, b, err)
+		}
+		if m.Classes() > 1<<10 {
+			return
+		}
+		// The model's width is unknown here: Proba of a wrong width panics
+		// with a message by contract, but a runtime error (index out of
+		// range, nil dereference) is a decoder bug.
+		for _, cols := range []int{1, 4} {
+			func() {
+				defer func() {
+					if r, ok := recover().(runtime.Error); ok {
+						t.Errorf("decoded %s model: Proba of %d columns: %v", key, cols, r)
+					}
+				}()
+				m.Proba(mat.NewDense(2, cols, nil), mat.NewDense(2, m.Classes(), nil))
+			}()
+		}
+	})
 }
