@@ -2,13 +2,12 @@
 
 Run with the system interpreter that has scikit-learn 1.2.1:
 
-    OMP_NUM_THREADS=2 /usr/bin/python3 stats/classify/testdata/reference_trees.py
+    OMP_NUM_THREADS=2 OMP_WAIT_POLICY=PASSIVE /usr/bin/python3 stats/classify/testdata/reference_trees.py
 
 It writes the folds (folds_<data>.txt: StratifiedKFold(n_splits=5,
 shuffle=True, random_state=0) test indices, one fold a line) and
-friedman2.csv, and prints the numbers hard-coded in forest_test.go,
-gbm_test.go and stats/regress/random_forest_test.go; the tests never run
-Python. The data (iris.csv, wine.csv, breast_cancer.csv: UCI Machine
+prints the numbers hard-coded in forest_test.go, gbm_test.go and
+tree_bench_test.go; the tests never run Python. The data (iris.csv, wine.csv, breast_cancer.csv: UCI Machine
 Learning Repository, CC BY 4.0, as bundled with scikit-learn) are copies
 of /work/shared/data.
 """
@@ -19,9 +18,7 @@ import time
 
 import numpy as np
 import sklearn
-from sklearn.datasets import make_friedman2
-from sklearn.ensemble import (HistGradientBoostingClassifier, RandomForestClassifier,
-                              RandomForestRegressor)
+from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 from sklearn.metrics import f1_score
 from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
@@ -134,7 +131,7 @@ def best_time(f, reps=3):
     return min(t)
 
 
-print("## fit times, seconds (best of 3; n_jobs=2, OMP_NUM_THREADS=%s)" % os.environ.get("OMP_NUM_THREADS"))
+print("## fit times, seconds (best of 3; n_jobs=2, OMP_NUM_THREADS=%s, OMP_WAIT_POLICY=%s)" % (os.environ.get("OMP_NUM_THREADS"), os.environ.get("OMP_WAIT_POLICY")))
 x, y = load("breast_cancer")
 xs, ys = synthetic(10000, 20)
 print("synthetic class counts", np.bincount(ys))
@@ -149,23 +146,3 @@ for k, m in (("RF(200)", RandomForestClassifier(n_estimators=200, random_state=0
              ("HGBC()", HistGradientBoostingClassifier(random_state=0))):
     p = m.fit(xs, ys).predict(xt)
     print("synthetic holdout (rows 10000..11999) %s macro-F1 %.4f" % (k, f1_score(yt, p, average="macro")))
-
-# 5. Regression forests on friedman1 (stats/regress/testdata) and a
-# 4-feature friedman2 set: RMSE on the last 20 % for max_features
-# 1/3, sqrt and 1.0 (min_samples_leaf 5, 200 trees).
-x2, y2 = make_friedman2(n_samples=1000, noise=50, random_state=7)
-with open(os.path.join(HERE, "..", "..", "regress", "testdata", "friedman2.csv"), "w") as f:
-    f.write("x0,x1,x2,x3,y\n")
-    for r, v in zip(x2, y2):
-        f.write(",".join("%.17g" % a for a in list(r) + [v]) + "\n")
-f1 = np.loadtxt(os.path.join(HERE, "..", "..", "regress", "testdata", "friedman1.csv"), delimiter=",", skiprows=1)
-print("## RandomForestRegressor(200, min_samples_leaf=5) test RMSE by max_features (5 seeds)")
-for name, xx, yy, cut in (("friedman1", f1[:, :10], f1[:, 10], 1600), ("friedman2", x2, y2, 800)):
-    for mf in (1 / 3, "sqrt", 1.0):
-        r = []
-        for seed in range(5):
-            m = RandomForestRegressor(n_estimators=200, max_features=mf, min_samples_leaf=5,
-                                      random_state=seed, n_jobs=2).fit(xx[:cut], yy[:cut])
-            r.append(float(np.sqrt(np.mean((m.predict(xx[cut:]) - yy[cut:]) ** 2))))
-        print("%-10s max_features=%-6s RMSE mean %.4f  seeds %s" % (name, mf if isinstance(mf, str) else "%.3g" % mf,
-                                                                     np.mean(r), " ".join("%.4f" % v for v in r)))
