@@ -183,9 +183,9 @@ func (r *Reader) F64s(n int) []float64 {
 	return out
 }
 
-// Dim reads a count that must lie in [1, most] and that many float64
-// values must still follow at least per times: a model's column count
-// before its per-column importance (per 1), say.
+// Dim reads a count d ≥ 1 that at least per·d float64 values must still
+// follow: a model's column count before its per-column importance (per
+// 1), say. A count out of range sets Err and returns 0.
 func (r *Reader) Dim(per int) int {
 	v := r.U32()
 	if r.Err == nil && (v < 1 || v > len(r.B)/(8*per)) {
