@@ -20,7 +20,8 @@ var allowed = map[string][]string{
 	"columnar/columnartest": {"columnar"},
 	"ingest":                {"columnar"},
 	"stats":                 {},
-	"stats/*":               {"stats"},
+	"stats/*":               {"stats", "stats/internal/*"},
+	"stats/internal/*":      {"stats"},
 	"engine/calendar":       {},
 	"engine/sqlgen":         {"columnar"},
 	// the domain

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/vaticml/vatic/stats"
+	"github.com/vaticml/vatic/stats/internal/tree"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -60,30 +61,26 @@ func (GradientBoosting) Fit(x *mat.Dense, y []float64, opt Options) (Model, erro
 		return nil, err
 	}
 	n, d := x.Dims()
-	edges, bins := histBinning(treeColumns(x), n, d, stats.Rand(opt.Seed, "gbm/bins"))
+	edges, bins := tree.Binning(tree.Columns(x), n, d, stats.Rand(opt.Seed, "gbm/bins"))
 
 	nv := max(1, n/10)
 	isVal := make([]bool, n)
 	for _, i := range stats.Rand(opt.Seed, "gbm/validation").Perm(n)[:nv] {
 		isVal[i] = true
 	}
-	nt := n - nv
-	tbins := make([]uint8, nt*d)
-	ty := make([]float64, 0, nt)
+	isTrain := make([]bool, n)
+	ty := make([]float64, 0, n-nv)
 	vx := make([]float64, 0, nv*d) // row-major validation rows
 	vy := make([]float64, 0, nv)
 	for i := range n {
-		if isVal[i] {
+		if isTrain[i] = !isVal[i]; isTrain[i] {
+			ty = append(ty, y[i])
+		} else {
 			vx = append(vx, x.RawRowView(i)...)
 			vy = append(vy, y[i])
-			continue
 		}
-		t := len(ty)
-		for j := range d {
-			tbins[j*nt+t] = bins[j*n+i]
-		}
-		ty = append(ty, y[i])
 	}
+	tbins, nt := tree.Subset(bins, n, d, isTrain)
 
 	// The leaf choices run side by side, each single-threaded unless
 	// workers outnumber them; the most leaves (the slowest) start first.
@@ -106,8 +103,8 @@ func (GradientBoosting) Fit(x *mat.Dense, y []float64, opt Options) (Model, erro
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			g := newHistGrower(tbins, nt, edges, gbmParams(leaves), inner)
-			r := g.boost(ty, gbmMaxRounds, &histValidation{x: vx, y: vy}, false)
+			g := tree.NewGrower(tbins, nt, edges, gbmParams(leaves), inner)
+			r := boost(g, d, ty, gbmMaxRounds, &histValidation{x: vx, y: vy}, false)
 			trials[k] = trial{rounds: r.rounds, loss: r.loss}
 		})
 	}
@@ -121,15 +118,15 @@ func (GradientBoosting) Fit(x *mat.Dense, y []float64, opt Options) (Model, erro
 	return fitGBM(bins, n, edges, y, gbmParams(gbmLeafChoices[best]), trials[best].rounds, opt.Workers), nil
 }
 
-func gbmParams(leaves int) histParams {
-	return histParams{leaves: leaves, minLeaf: gbmMinLeaf, lambda: gbmLambda, rate: gbmRate}
+func gbmParams(leaves int) tree.HistParams {
+	return tree.HistParams{Leaves: leaves, MinLeaf: gbmMinLeaf, Lambda: gbmLambda, Rate: gbmRate}
 }
 
 // fitGBM boosts rounds trees on binned rows without validation.
-func fitGBM(bins []uint8, n int, edges [][]float64, y []float64, p histParams, rounds, workers int) *gbmModel {
-	g := newHistGrower(bins, n, edges, p, workers)
-	r := g.boost(y, rounds, nil, true)
-	return &gbmModel{d: len(edges), leaves: p.leaves, base: r.base, trees: r.trees, imp: r.imp}
+func fitGBM(bins []uint8, n int, edges [][]float64, y []float64, p tree.HistParams, rounds, workers int) *gbmModel {
+	g := tree.NewGrower(bins, n, edges, p, workers)
+	r := boost(g, len(edges), y, rounds, nil, true)
+	return &gbmModel{d: len(edges), leaves: p.Leaves, base: r.base, trees: r.trees, imp: r.imp}
 }
 
 // histValidation is the held-out slice of early stopping: rows of x
@@ -141,17 +138,19 @@ type histValidation struct {
 // histBoosted is what boost returns.
 type histBoosted struct {
 	base   float64
-	trees  [][]treeNode // when kept
+	trees  [][]tree.Node // when kept
 	imp    []float64
 	rounds int     // rounds kept: all, or the best on the validation slice
 	loss   float64 // validation mean squared error after rounds
 }
 
-// boost fits y from its mean with up to rounds trees. With val it stops
+// boost fits y from its mean with up to rounds trees of g (over d
+// columns), with squared loss: gradients prediction − target, unit
+// Hessians. With val it stops
 // once the validation loss has not improved for gbmPatience rounds and
 // reports the best round; keep keeps the trees (the search does not).
-func (g *histGrower) boost(y []float64, rounds int, val *histValidation, keep bool) histBoosted {
-	out := histBoosted{base: gbmMean(y), imp: make([]float64, g.d)}
+func boost(g *tree.Grower, d int, y []float64, rounds int, val *histValidation, keep bool) histBoosted {
+	out := histBoosted{base: gbmMean(y), imp: make([]float64, d)}
 	pred := make([]float64, len(y))
 	for i := range pred {
 		pred[i] = out.base
@@ -165,12 +164,12 @@ func (g *histGrower) boost(y []float64, rounds int, val *histValidation, keep bo
 		}
 		out.loss = gbmMSE(vpred, val.y)
 	}
-	var nodes []treeNode
+	var nodes []tree.Node
 	for r := 1; r <= rounds; r++ {
 		for i, v := range y {
 			grad[i] = pred[i] - v
 		}
-		nodes = g.grow(grad, pred, out.imp, nodes)
+		nodes = g.Grow(grad, nil, pred, out.imp, nodes)
 		if keep {
 			out.trees = append(out.trees, slices.Clone(nodes))
 		}
@@ -179,7 +178,7 @@ func (g *histGrower) boost(y []float64, rounds int, val *histValidation, keep bo
 			continue
 		}
 		for i := range vpred {
-			vpred[i] += treeLeaf(nodes, val.x[i*g.d:(i+1)*g.d])
+			vpred[i] += tree.Leaf(nodes, val.x[i*d:(i+1)*d])
 		}
 		// An improvement must beat rounding noise (1e-12 relative).
 		if loss := gbmMSE(vpred, val.y); loss < out.loss*(1-1e-12) {
@@ -220,7 +219,7 @@ type gbmModel struct {
 	d      int
 	leaves int
 	base   float64
-	trees  [][]treeNode
+	trees  [][]tree.Node
 	imp    []float64 // split gain per column, summed over trees
 }
 
@@ -230,7 +229,7 @@ func (m *gbmModel) Key() string { return gbmKey }
 // Predict writes the mean of the training targets plus the trees'
 // (shrunk) leaf values.
 func (m *gbmModel) Predict(x mat.Matrix, dst []float64) {
-	treePredict(m.trees, m.d, m.base, 1, x, dst)
+	tree.Predict(m.trees, m.d, m.base, 1, x, dst)
 }
 
 // Importance returns the total split gain (reduction of the penalised
@@ -244,7 +243,7 @@ func (m *gbmModel) Refit(x *mat.Dense, y []float64, opt Options) (Model, error) 
 		return nil, err
 	}
 	n, d := x.Dims()
-	edges, bins := histBinning(treeColumns(x), n, d, stats.Rand(opt.Seed, "gbm/bins"))
+	edges, bins := tree.Binning(tree.Columns(x), n, d, stats.Rand(opt.Seed, "gbm/bins"))
 	return fitGBM(bins, n, edges, y, gbmParams(m.leaves), len(m.trees), opt.Workers), nil
 }
 
@@ -254,28 +253,29 @@ const gbmVersion = 1
 // MarshalBinary writes version, d, leaves, base, the importance and the
 // flat trees (raw thresholds, so Predict needs no bin edges).
 func (m *gbmModel) MarshalBinary() ([]byte, error) {
-	w := treeWriter{b: []byte{gbmVersion}}
-	w.u32(m.d)
-	w.u32(m.leaves)
-	w.f64(m.base)
-	w.f64s(m.imp)
-	w.trees(m.trees)
-	return frame(gbmKey, w.b), nil
+	w := tree.Writer{B: []byte{gbmVersion}}
+	w.U32(m.d)
+	w.U32(m.leaves)
+	w.F64(m.base)
+	w.F64s(m.imp)
+	w.Trees(m.trees)
+	return frame(gbmKey, w.B), nil
 }
 
 func unmarshalGBM(b []byte) (Model, error) {
 	if len(b) < 1 || b[0] != gbmVersion {
-		return nil, fmt.Errorf("regress: gbm payload version: %w", errTreeBytes)
+		return nil, fmt.Errorf("regress: gbm payload version: %w", tree.ErrBytes)
 	}
-	r := treeReader{b: b[1:]}
-	m := &gbmModel{d: r.u32(), leaves: r.u32(), base: r.f64()}
-	if m.d < 1 || m.d > len(r.b)/8 || m.leaves < 2 {
-		return nil, errTreeBytes
+	r := tree.Reader{B: b[1:]}
+	d, leaves, base := r.U32(), r.U32(), r.F64()
+	if r.Err != nil || d < 1 || d > len(r.B)/8 || leaves < 2 {
+		return nil, fmt.Errorf("regress: gbm header: %w", tree.ErrBytes)
 	}
-	m.imp = r.f64s(m.d)
-	m.trees = r.trees(m.d)
-	if err := r.done(); err != nil {
-		return nil, err
+	m := &gbmModel{d: d, leaves: leaves, base: base}
+	m.imp = r.F64s(m.d)
+	m.trees = r.Trees(m.d)
+	if err := r.Done(); err != nil {
+		return nil, fmt.Errorf("regress: gbm: %w", err)
 	}
 	return m, nil
 }

@@ -1,30 +1,19 @@
 package regress
 
 import (
-	"cmp"
-	"container/heap"
 	"fmt"
 	"math"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/spatial/kdtree"
 
 	"github.com/vaticml/vatic/stats"
+	"github.com/vaticml/vatic/stats/internal/neighbors"
 )
 
 const knnKey = "knn"
 
 const (
-	// knnBruteMaxRows is the largest training set searched by brute force;
-	// above it a k-d tree answers queries (MODELLING §16).
-	knnBruteMaxRows = 20000
-	// knnTreeMaxDims bounds the dimension where a k-d tree beats brute
-	// force. MODELLING §16 says 20, but gonum's tree (one point per node,
-	// interface calls per visit) is measured slower than brute force from
-	// about 9 i.i.d. Gaussian dimensions on 100 000 rows (10: 3.1 ms vs
-	// 1.4 ms per 10-NN query; 8: 0.87 vs 1.2 ms; 6: 0.17 vs 0.84 ms).
-	knnTreeMaxDims = 8
 	// knnChunkRows is the unit of parallel work in cross-validation; fixed so
 	// that sums do not depend on the worker count.
 	knnChunkRows   = 256
@@ -46,7 +35,7 @@ var knnKs = [...]int{3, 5, 10, 20}
 // k ascending, uniform before distance). Neighbours are ranked by
 // (distance, training row), so ties break the same way whether the search
 // is brute force (up to 20 000 training rows) or a k-d tree (above, when
-// at most 8 columns vary).
+// at most 8 columns vary); package stats/internal/neighbors searches.
 type KNN struct{}
 
 // Key is "knn".
@@ -135,10 +124,10 @@ func knnFoldMSE(x *mat.Dense, y []float64, fold []int, f int, cands []knnCandida
 	parallelIndexed(chunks, workers, func(c int) {
 		s := make([]float64, len(cands))
 		q := make([]float64, len(m.cols))
-		var sr knnSearcher
+		var sr neighbors.Searcher
 		for i := c * knnChunkRows; i < min(len(yva), (c+1)*knnChunkRows); i++ {
 			m.scale(xva.RawRowView(i), q)
-			nb := m.index.search(q, kmax, &sr)
+			nb := m.index.Search(q, kmax, &sr)
 			for ci, cand := range cands {
 				e := yva[i] - knnAverage(nb[:min(cand.k, len(nb))], m.y, cand.distance)
 				s[ci] += e * e
@@ -177,7 +166,7 @@ type KNNModel struct {
 	distance bool
 	st       standardizer // over all input columns
 	cols     []int        // columns with sd > 0, the distance coordinates
-	index    *knnIndex
+	index    *neighbors.Index
 	y        []float64
 }
 
@@ -189,7 +178,7 @@ func newKNNModel(x *mat.Dense, y []float64, k int, distance bool) *KNNModel {
 	for i := range n {
 		m.scale(x.RawRowView(i), rows[i*len(m.cols):(i+1)*len(m.cols)])
 	}
-	m.index = newKNNIndex(rows, n, len(m.cols))
+	m.index = neighbors.New(rows, n, len(m.cols))
 	return m
 }
 
@@ -227,10 +216,10 @@ func (m *KNNModel) Importance() []float64 { return nil }
 func (m *KNNModel) Predict(x mat.Matrix, dst []float64) {
 	q := make([]float64, len(m.cols))
 	k := min(m.k, len(m.y))
-	var sr knnSearcher
+	var sr neighbors.Searcher
 	predictRows(x, len(m.st.mean), dst, func(i int, row []float64) {
 		m.scale(row, q)
-		dst[i] = knnAverage(m.index.search(q, k, &sr), m.y, m.distance)
+		dst[i] = knnAverage(m.index.Search(q, k, &sr), m.y, m.distance)
 	})
 }
 
@@ -241,7 +230,7 @@ func (m *KNNModel) Refit(x *mat.Dense, y []float64, _ Options) (Model, error) {
 
 // MarshalBinary encodes the model, training rows included, for Unmarshal.
 func (m *KNNModel) MarshalBinary() ([]byte, error) {
-	w := wireWriter{buf: make([]byte, 0, 64+8*(len(m.index.rows)+len(m.y)+3*len(m.st.mean)))}
+	w := wireWriter{buf: make([]byte, 0, 64+8*(len(m.index.Rows())+len(m.y)+3*len(m.st.mean)))}
 	w.buf = append(w.buf, knnWireVersion)
 	w.int(m.k)
 	dist := 0
@@ -252,7 +241,7 @@ func (m *KNNModel) MarshalBinary() ([]byte, error) {
 	w.f64s(m.st.mean)
 	w.f64s(m.st.sd)
 	w.f64s(m.y)
-	w.f64s(m.index.rows)
+	w.f64s(m.index.Rows())
 	return frame(knnKey, w.buf), nil
 }
 
@@ -273,26 +262,20 @@ func unmarshalKNN(data []byte) (Model, error) {
 	if m.k < 1 || n < 1 || len(m.st.sd) != len(m.st.mean) || len(rows) != n*dim {
 		return nil, fmt.Errorf("%w (knn shape)", errWirePayload)
 	}
-	m.index = newKNNIndex(rows, n, dim)
+	m.index = neighbors.New(rows, n, dim)
 	return m, nil
 }
 
-// knnNeighbor is one search result: squared distance and training row.
-type knnNeighbor struct {
-	d2  float64
-	idx int
-}
-
 // knnAverage is the prediction from neighbours sorted by distance.
-func knnAverage(nb []knnNeighbor, y []float64, distance bool) float64 {
+func knnAverage(nb []neighbors.Neighbor, y []float64, distance bool) float64 {
 	if distance {
 		var zs float64
 		zeros := 0
 		for _, v := range nb {
-			if v.d2 != 0 {
+			if v.D2 != 0 {
 				break // sorted: the exact matches come first
 			}
-			zs += y[v.idx]
+			zs += y[v.Row]
 			zeros++
 		}
 		if zeros > 0 {
@@ -300,217 +283,15 @@ func knnAverage(nb []knnNeighbor, y []float64, distance bool) float64 {
 		}
 		var sw, swy float64
 		for _, v := range nb {
-			w := 1 / math.Sqrt(v.d2)
+			w := 1 / math.Sqrt(v.D2)
 			sw += w
-			swy += w * y[v.idx]
+			swy += w * y[v.Row]
 		}
 		return swy / sw
 	}
 	var s float64
 	for _, v := range nb {
-		s += y[v.idx]
+		s += y[v.Row]
 	}
 	return s / float64(len(nb))
-}
-
-// knnDist2 is the squared Euclidean distance; brute force and the k-d tree
-// both call it, with the query first, so they compute identical values.
-func knnDist2(q, r []float64) float64 {
-	r = r[:len(q)]
-	var s float64
-	for j, v := range q {
-		d := v - r[j]
-		s += d * d
-	}
-	return s
-}
-
-// knnIndex answers k-nearest queries over n standardised rows of dim
-// coordinates, by brute force or with a k-d tree.
-type knnIndex struct {
-	rows   []float64 // n×dim, row-major
-	n, dim int
-	tree   *kdtree.Tree
-}
-
-func newKNNIndex(rows []float64, n, dim int) *knnIndex {
-	ix := &knnIndex{rows: rows, n: n, dim: dim}
-	if n > knnBruteMaxRows && dim >= 1 && dim <= knnTreeMaxDims {
-		ix.buildTree()
-	}
-	return ix
-}
-
-// buildTree indexes the rows in a k-d tree whose pivots are chosen
-// deterministically (gonum's default pivot samples a global random
-// source), so a model answers the same after Unmarshal.
-func (ix *knnIndex) buildTree() {
-	pts := make(knnPoints, ix.n)
-	for i := range pts {
-		pts[i] = &knnPoint{x: ix.rows[i*ix.dim : (i+1)*ix.dim], idx: i}
-	}
-	ix.tree = kdtree.New(pts, false)
-	// Lay the points and their coordinates out in the tree's pre-order so a
-	// search, which walks down and then back up subtrees, reads nearby
-	// memory rather than rows scattered by the build's sorting.
-	coords := make([]float64, 0, len(ix.rows))
-	slab := make([]knnPoint, 0, ix.n)
-	var walk func(nd *kdtree.Node)
-	walk = func(nd *kdtree.Node) {
-		for ; nd != nil; nd = nd.Right {
-			p := nd.Point.(*knnPoint)
-			coords = append(coords, p.x...)
-			slab = append(slab, knnPoint{x: coords[len(coords)-ix.dim : len(coords) : len(coords)], idx: p.idx})
-			nd.Point = &slab[len(slab)-1]
-			walk(nd.Left)
-		}
-	}
-	walk(ix.tree.Root)
-}
-
-// knnSearcher holds one goroutine's scratch space for searches.
-type knnSearcher struct {
-	out    []knnNeighbor
-	keeper knnKeeper
-	query  knnPoint
-}
-
-// search returns the k nearest rows to q ordered by (distance, row). The
-// slice is reused by the next search with the same searcher.
-func (ix *knnIndex) search(q []float64, k int, sr *knnSearcher) []knnNeighbor {
-	k = min(k, ix.n)
-	out := sr.out[:0]
-	if ix.tree != nil {
-		sr.keeper.reset(k)
-		sr.query = knnPoint{x: q, idx: -1}
-		ix.tree.NearestSet(&sr.keeper, &sr.query)
-		for _, c := range sr.keeper.h {
-			out = append(out, knnNeighbor{d2: c.Dist, idx: c.Comparable.(*knnPoint).idx})
-		}
-		sr.out = out
-		return out
-	}
-	dim := ix.dim
-	for i := range ix.n {
-		d2 := knnDist2(q, ix.rows[i*dim:(i+1)*dim])
-		if len(out) == k {
-			// Rows come in index order, so an equal distance loses.
-			if d2 >= out[k-1].d2 {
-				continue
-			}
-			out = out[:k-1]
-		}
-		pos := len(out)
-		for pos > 0 && out[pos-1].d2 > d2 {
-			pos--
-		}
-		out = slices.Insert(out, pos, knnNeighbor{d2, i})
-	}
-	sr.out = out
-	return out
-}
-
-// knnPoint is a training row in the k-d tree, carrying its index for tie
-// breaks.
-type knnPoint struct {
-	x   []float64
-	idx int
-}
-
-// Compare is p.x[d] − c.x[d].
-func (p *knnPoint) Compare(c kdtree.Comparable, d kdtree.Dim) float64 {
-	return p.x[d] - c.(*knnPoint).x[d]
-}
-
-// Dims is the number of coordinates.
-func (p *knnPoint) Dims() int { return len(p.x) }
-
-// Distance is the squared Euclidean distance to c.
-func (p *knnPoint) Distance(c kdtree.Comparable) float64 { return knnDist2(p.x, c.(*knnPoint).x) }
-
-// knnPoints is the kdtree.Interface over training rows: Index, Len, Slice
-// and Pivot.
-type knnPoints []*knnPoint
-
-func (p knnPoints) Index(i int) kdtree.Comparable         { return p[i] }
-func (p knnPoints) Len() int                              { return len(p) }
-func (p knnPoints) Slice(start, end int) kdtree.Interface { return p[start:end] }
-
-// Pivot sorts by coordinate d, then row index, and returns the middle:
-// deterministic, at O(m log m) per node.
-func (p knnPoints) Pivot(d kdtree.Dim) int {
-	slices.SortFunc(p, func(a, b *knnPoint) int {
-		if c := cmp.Compare(a.x[d], b.x[d]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.idx, b.idx)
-	})
-	return len(p) / 2
-}
-
-// knnKeeper is a kdtree.Keeper retaining the k best points by (distance,
-// row index), the order brute force uses. Its heap is a max-heap with a
-// nil sentinel at infinite distance until k points are kept.
-type knnKeeper struct {
-	h []kdtree.ComparableDist
-}
-
-func (kp *knnKeeper) reset(k int) {
-	if cap(kp.h) != k {
-		kp.h = make([]kdtree.ComparableDist, 1, k)
-	}
-	kp.h = kp.h[:1]
-	kp.h[0] = kdtree.ComparableDist{Dist: math.Inf(1)}
-}
-
-// worse reports whether a ranks after b.
-func knnWorse(a, b kdtree.ComparableDist) bool {
-	if a.Comparable == nil || b.Comparable == nil {
-		return a.Comparable == nil && b.Comparable != nil
-	}
-	if a.Dist != b.Dist {
-		return a.Dist > b.Dist
-	}
-	return a.Comparable.(*knnPoint).idx > b.Comparable.(*knnPoint).idx
-}
-
-// Keep adds c when it ranks before the worst kept point.
-func (kp *knnKeeper) Keep(c kdtree.ComparableDist) {
-	if !knnWorse(kp.h[0], c) {
-		return
-	}
-	if len(kp.h) == cap(kp.h) {
-		kp.h[0] = c
-		heap.Fix(kp, 0)
-		return
-	}
-	// heap.Push without boxing c into an interface (an allocation per
-	// kept point): append and sift up.
-	kp.h = append(kp.h, c)
-	for i := len(kp.h) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if !kp.Less(i, parent) {
-			break
-		}
-		kp.Swap(i, parent)
-		i = parent
-	}
-}
-
-// Max is the worst kept point (or the sentinel).
-func (kp *knnKeeper) Max() kdtree.ComparableDist { return kp.h[0] }
-
-// Len, Less, Swap, Push and Pop implement heap.Interface (a max-heap).
-func (kp *knnKeeper) Len() int           { return len(kp.h) }
-func (kp *knnKeeper) Less(i, j int) bool { return knnWorse(kp.h[i], kp.h[j]) }
-func (kp *knnKeeper) Swap(i, j int)      { kp.h[i], kp.h[j] = kp.h[j], kp.h[i] }
-
-// Push appends x.
-func (kp *knnKeeper) Push(x any) { kp.h = append(kp.h, x.(kdtree.ComparableDist)) }
-
-// Pop removes the last element.
-func (kp *knnKeeper) Pop() any {
-	x := kp.h[len(kp.h)-1]
-	kp.h = kp.h[:len(kp.h)-1]
-	return x
 }

@@ -36,20 +36,16 @@ func RidgeLOO(x *mat.Dense, y []float64, alphas []float64) []float64 {
 // whatever its size.
 func KNNWithTree(m Model) Model {
 	k := *m.(*KNNModel)
-	ix := *k.index
-	ix.buildTree()
-	k.index = &ix
+	k.index = k.index.WithTree()
 	return &k
 }
 
 // KNNUsesTree reports whether a k-NN model searches with a k-d tree.
-func KNNUsesTree(m Model) bool { return m.(*KNNModel).index.tree != nil }
+func KNNUsesTree(m Model) bool { return m.(*KNNModel).index.HasTree() }
 
 // KNNBrute returns a copy of a k-NN model that searches by brute force.
 func KNNBrute(m Model) Model {
 	k := *m.(*KNNModel)
-	ix := *k.index
-	ix.tree = nil
-	k.index = &ix
+	k.index = k.index.Brute()
 	return &k
 }

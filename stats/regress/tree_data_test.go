@@ -14,7 +14,14 @@ import (
 // (scikit-learn's make_friedman1, noise 1).
 func loadFriedman(tb testing.TB) (*mat.Dense, []float64) {
 	tb.Helper()
-	f, err := os.Open("testdata/friedman1.csv")
+	return loadCSV(tb, "friedman1.csv")
+}
+
+// loadCSV reads testdata/<file>: a header, then numbers, the last column
+// the target.
+func loadCSV(tb testing.TB, file string) (*mat.Dense, []float64) {
+	tb.Helper()
+	f, err := os.Open("testdata/" + file)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -31,7 +38,7 @@ func loadFriedman(tb testing.TB) (*mat.Dense, []float64) {
 		for j, s := range rec {
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil {
-				tb.Fatalf("friedman1.csv row %d: %v", i+2, err)
+				tb.Fatalf("%s row %d: %v", file, i+2, err)
 			}
 			if j < d {
 				x.Set(i, j, v)

@@ -1,13 +1,16 @@
 package regress
 
-import "gonum.org/v1/gonum/mat"
+import (
+	"github.com/vaticml/vatic/stats/internal/tree"
+	"gonum.org/v1/gonum/mat"
+)
 
 // FitCART grows one CART tree on every row of x with every feature tried
 // at each node and leaves of at least minLeaf rows: scikit-learn's
 // DecisionTreeRegressor(min_samples_leaf=minLeaf), for the reference test.
 func FitCART(x *mat.Dense, y []float64, minLeaf int) Model {
 	_, d := x.Dims()
-	return fitForest(x, y, cartParams{mtry: d, minLeaf: minLeaf}, 1, Options{Workers: 1})
+	return fitForest(x, y, tree.CARTParams{MTry: d, MinLeaf: minLeaf}, 1, Options{Workers: 1})
 }
 
 // FitGBMFixed boosts rounds trees of at most leaves leaves with L2 penalty
@@ -23,8 +26,8 @@ func FitGBMFixed(x *mat.Dense, y []float64, leaves, rounds int, lambda float64) 
 // nothing.
 func FitGBMParallel(x *mat.Dense, y []float64, leaves, rounds int, lambda float64, workers int) Model {
 	n, d := x.Dims()
-	edges, bins := histBinning(treeColumns(x), n, d, nil)
-	p := histParams{leaves: leaves, minLeaf: gbmMinLeaf, lambda: lambda, rate: gbmRate, parallelCells: 1}
+	edges, bins := tree.Binning(tree.Columns(x), n, d, nil)
+	p := tree.HistParams{Leaves: leaves, MinLeaf: gbmMinLeaf, Lambda: lambda, Rate: gbmRate, ParallelCells: 1}
 	return fitGBM(bins, n, edges, y, p, rounds, workers)
 }
 

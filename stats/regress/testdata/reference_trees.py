@@ -6,11 +6,13 @@ Run with the system interpreter that has scikit-learn 1.2.1:
     /usr/bin/python3 stats/regress/testdata/reference_trees.py --folds /tmp/folds.txt
 
 The numbers it prints are hard-coded in random_forest_test.go and
-gbm_test.go; the tests never run Python. With --folds it also writes the
-KFold(n_splits=5, shuffle=True, random_state=0) test indices of the 2000
-friedman1 rows (one fold per line), which VATIC_FRIEDMAN_FOLDS hands to
-the cross-validation test (tree_cv_test.go) for an exact comparison, and
-prints scikit-learn's 5-fold RMSE of its default models on the same folds.
+gbm_test.go; the tests never run Python. It (re)writes friedman2.csv
+(make_friedman2(n_samples=1000, noise=50, random_state=7)). With --folds
+it also writes the KFold(n_splits=5, shuffle=True, random_state=0) test
+indices of the 2000 friedman1 rows (one fold per line), which
+VATIC_FRIEDMAN_FOLDS hands to the cross-validation test (tree_cv_test.go)
+for an exact comparison, and prints scikit-learn's 5-fold RMSE of its
+default models on the same folds.
 """
 
 import os
@@ -18,6 +20,7 @@ import sys
 
 import numpy as np
 import sklearn
+from sklearn.datasets import make_friedman2
 from sklearn.ensemble import HistGradientBoostingRegressor, RandomForestRegressor
 from sklearn.model_selection import KFold
 from sklearn.svm import SVR
@@ -78,7 +81,26 @@ print("RF() test RMSE %.6f" % rmse(rfd.predict(X[te]), y[te]))
 h = HistGradientBoostingRegressor(random_state=0).fit(X[tr], y[tr])
 print("HGB() test RMSE %.6f" % rmse(h.predict(X[te]), y[te]))
 
-# 4. 5-fold CV on all 2000 rows.
+# 4. Forests on friedman1 (stats/regress/testdata) and a
+# 4-feature friedman2 set: RMSE on the last 20 % for max_features
+# 1/3, sqrt and 1.0 (min_samples_leaf 5, 200 trees).
+x2, y2 = make_friedman2(n_samples=1000, noise=50, random_state=7)
+with open(os.path.join(HERE, "friedman2.csv"), "w") as f:
+    f.write("x0,x1,x2,x3,y\n")
+    for r, v in zip(x2, y2):
+        f.write(",".join("%.17g" % a for a in list(r) + [v]) + "\n")
+print("## RandomForestRegressor(200, min_samples_leaf=5) test RMSE by max_features (5 seeds)")
+for name, xx, yy, cut in (("friedman1", X, y, 1600), ("friedman2", x2, y2, 800)):
+    for mf in (1 / 3, "sqrt", 1.0):
+        r = []
+        for seed in range(5):
+            m = RandomForestRegressor(n_estimators=200, max_features=mf, min_samples_leaf=5,
+                                      random_state=seed, n_jobs=2).fit(xx[:cut], yy[:cut])
+            r.append(float(np.sqrt(np.mean((m.predict(xx[cut:]) - yy[cut:]) ** 2))))
+        print("%-10s max_features=%-6s RMSE mean %.4f  seeds %s" % (name, mf if isinstance(mf, str) else "%.3g" % mf,
+                                                                     np.mean(r), " ".join("%.4f" % v for v in r)))
+
+# 5. 5-fold CV on all 2000 rows.
 if len(sys.argv) == 3 and sys.argv[1] == "--folds":
     kf = KFold(n_splits=5, shuffle=True, random_state=0)
     models = {

@@ -1,0 +1,176 @@
+package classify
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/vaticml/vatic/stats/internal/tree"
+	"gonum.org/v1/gonum/mat"
+)
+
+const (
+	forestKey = "random_forest_classification"
+	// forestTrees, forestMinLeaf and forestMaxDraws are the forest's
+	// fixed growth rules: 200 trees as regression's (MODELLING §6.2),
+	// leaves of one row as scikit-learn's classifier (the vote fractions
+	// of fully grown trees), and at most 100 000 bootstrap draws per tree
+	// so cost stops growing with rows (§16).
+	forestTrees    = 200
+	forestMinLeaf  = 1
+	forestMaxDraws = 100_000
+)
+
+func init() { register(5, RandomForest{}, unmarshalForest) }
+
+// RandomForest is Breiman's random forest of Gini trees (Breiman 2001,
+// "Random Forests", Machine Learning 45): 200 CART trees, each grown on a
+// bootstrap sample (min(rows, 100 000) draws) with max(1, ⌊√d⌋)
+// candidate features per node (scikit-learn's classifier default) until
+// its leaves are pure or one row; Proba is the mean of the trees' leaf
+// class distributions (scikit-learn's predict_proba, so with pure leaves
+// the vote fractions of MODELLING §7.4).
+//
+// Weights (the balance weights of §7.5) multiply each row's bootstrap
+// count in the Gini criterion and in the leaf distributions, as
+// scikit-learn's sample_weight; the bootstrap itself stays uniform, so a
+// weight counts once rather than twice. The forest has no
+// hyper-parameter search and does not scale its inputs. Tree i draws
+// from stats.Rand(seed, "random_forest_classification/tree<i>"), so the
+// forest does not depend on how many workers grow it.
+type RandomForest struct{}
+
+// Key returns "random_forest_classification".
+func (RandomForest) Key() string { return forestKey }
+
+// Name returns "Random Forest".
+func (RandomForest) Name() string { return "Random Forest" }
+
+// Scaled reports false: trees are invariant to monotone transformations.
+func (RandomForest) Scaled() bool { return false }
+
+// Fit grows the forest on d with up to opt.Workers goroutines. It
+// returns ErrTooFewRows below 10 rows.
+func (RandomForest) Fit(d Data, opt Options) (Model, error) {
+	if err := treeCheck(d); err != nil {
+		return nil, err
+	}
+	n, c := d.X.Dims()
+	p := tree.CARTParams{MTry: max(1, int(math.Sqrt(float64(c)))), MinLeaf: forestMinLeaf, Draws: min(n, forestMaxDraws)}
+	return fitForest(d, p, forestTrees, opt), nil
+}
+
+// fitForest grows trees trees with parameters p.
+func fitForest(d Data, p tree.CARTParams, trees int, opt Options) *forestModel {
+	_, c := d.X.Dims()
+	data := tree.NewCARTData(tree.Columns(d.X), treeLabels(d.Y), d.W, c, d.K)
+	f := tree.GrowForest(data, p, trees, opt.Seed, forestKey, opt.Workers)
+	return &forestModel{d: c, k: d.K, trees: f.Trees, dist: f.Dist, imp: f.Gain}
+}
+
+// forestModel is a fitted forest; it is immutable and safe for
+// concurrent use.
+type forestModel struct {
+	d, k  int
+	trees [][]tree.Node
+	// dist[t][i*k : (i+1)*k] is the weighted class distribution of leaf
+	// i of tree t (zeros on internal nodes).
+	dist [][]float64
+	imp  []float64 // weighted Gini decrease per column, summed over splits and trees
+}
+
+// Key returns "random_forest_classification".
+func (m *forestModel) Key() string { return forestKey }
+
+// Classes returns K.
+func (m *forestModel) Classes() int { return m.k }
+
+// Proba writes the mean of the trees' leaf distributions; an empty dst is
+// sized to rows × K.
+func (m *forestModel) Proba(x mat.Matrix, dst *mat.Dense) {
+	r, _ := x.Dims()
+	probaDst(dst, r, m.k)
+	k, d := m.k, m.d
+	scale := 1 / float64(len(m.trees))
+	var acc []float64
+	tree.Blocks(x, d, func(lo int, rows []float64) {
+		nr := len(rows) / d
+		acc = append(acc[:0], make([]float64, nr*k)...)
+		for t, nodes := range m.trees {
+			dist := m.dist[t]
+			for i := range nr {
+				leaf := int(tree.Find(nodes, rows[i*d:(i+1)*d]))
+				a := acc[i*k : (i+1)*k]
+				for c, v := range dist[leaf*k : (leaf+1)*k] {
+					a[c] += v
+				}
+			}
+		}
+		for i := range nr {
+			for c := range k {
+				dst.Set(lo+i, c, min(1, acc[i*k+c]*scale))
+			}
+		}
+	})
+}
+
+// Importance returns the total weighted Gini decrease of the splits on
+// each column, summed over trees; a copy.
+func (m *forestModel) Importance() []float64 { return append([]float64(nil), m.imp...) }
+
+// Refit grows a new forest on d: the forest has no searched
+// hyper-parameters.
+func (m *forestModel) Refit(d Data, opt Options) (Model, error) {
+	if d.K != m.k {
+		return nil, fmt.Errorf("classify: refit with %d classes, model has %d", d.K, m.k)
+	}
+	return RandomForest{}.Fit(d, opt)
+}
+
+// forestVersion is the first payload byte; bump it when the layout
+// changes.
+const forestVersion = 1
+
+// MarshalBinary writes version, d, K, the importance, the flat trees and
+// then each tree's distributions (K values a node).
+func (m *forestModel) MarshalBinary() ([]byte, error) {
+	w := tree.Writer{B: []byte{forestVersion}}
+	w.U32(m.d)
+	w.U32(m.k)
+	w.F64s(m.imp)
+	w.Trees(m.trees)
+	for _, dist := range m.dist {
+		w.F64s(dist)
+	}
+	return frame(forestKey, w.B), nil
+}
+
+func unmarshalForest(b []byte) (Model, error) {
+	if len(b) < 1 || b[0] != forestVersion {
+		return nil, fmt.Errorf("classify: random forest payload version: %w", tree.ErrBytes)
+	}
+	r := tree.Reader{B: b[1:]}
+	d, k := r.U32(), r.U32()
+	if r.Err != nil || d < 1 || d > len(r.B)/8 || k < 2 || k > treeMaxClasses {
+		return nil, fmt.Errorf("classify: random forest header: %w", tree.ErrBytes)
+	}
+	m := &forestModel{d: d, k: k, imp: r.F64s(d), trees: r.Trees(d)}
+	if r.Err != nil || len(m.trees) == 0 {
+		return nil, fmt.Errorf("classify: random forest trees: %w", tree.ErrBytes)
+	}
+	m.dist = make([][]float64, len(m.trees))
+	for t, nodes := range m.trees {
+		if len(nodes) > len(r.B)/(8*k) {
+			return nil, fmt.Errorf("classify: random forest distributions: %w", tree.ErrBytes)
+		}
+		m.dist[t] = r.F64s(len(nodes) * k)
+		for _, v := range m.dist[t] {
+			if !(v >= 0 && v <= 1) {
+				return nil, fmt.Errorf("classify: random forest distribution %g: %w", v, tree.ErrBytes)
+			}
+		}
+	}
+	if err := r.Done(); err != nil {
+		return nil, fmt.Errorf("classify: random forest: %w", err)
+	}
+	return m, nil
+}

@@ -1,0 +1,28 @@
+package classify
+
+import (
+	"github.com/vaticml/vatic/stats/internal/tree"
+)
+
+// FitCART grows one Gini tree on every row of d with every feature tried
+// at each node and leaves of at least minLeaf rows: scikit-learn's
+// DecisionTreeClassifier(min_samples_leaf=minLeaf), for the reference test.
+func FitCART(d Data, minLeaf int) Model {
+	_, c := d.X.Dims()
+	return fitForest(d, tree.CARTParams{MTry: c, MinLeaf: minLeaf}, 1, Options{Workers: 1})
+}
+
+// FitGBMFixed boosts rounds rounds of trees of at most leaves leaves with
+// L2 penalty lambda on every row of d, without a validation slice:
+// scikit-learn's HistGradientBoostingClassifier(max_iter=rounds,
+// max_leaf_nodes=leaves, l2_regularization=lambda, early_stopping=False),
+// for the reference test.
+func FitGBMFixed(d Data, leaves, rounds int, lambda float64, workers int) Model {
+	n, c := d.X.Dims()
+	edges, bins := tree.Binning(tree.Columns(d.X), n, c, nil)
+	p := tree.HistParams{Leaves: leaves, MinLeaf: gbmMinLeaf, Lambda: lambda, Rate: gbmRate}
+	return fitGBM(bins, n, edges, d, p, rounds, workers)
+}
+
+// GBMRounds returns a gradient-boosting model's number of rounds.
+func GBMRounds(m Model) int { return m.(*gbmModel).rounds() }
