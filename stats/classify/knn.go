@@ -112,21 +112,10 @@ func (KNN) Fit(d Data, opt Options) (Model, error) {
 
 // knnSample draws m rows without replacement, kept in their order.
 func knnSample(d Data, m int, seed uint64) Data {
-	n, p := d.X.Dims()
+	n, _ := d.X.Dims()
 	rows := stats.Rand(seed, "knn/sample").Perm(n)[:m]
 	slices.Sort(rows)
-	s := Data{X: mat.NewDense(m, p, nil), Y: make([]int, m), K: d.K}
-	if d.W != nil {
-		s.W = make([]float64, m)
-	}
-	for i, r := range rows {
-		s.X.SetRow(i, d.X.RawRowView(r))
-		s.Y[i] = d.Y[r]
-		if d.W != nil {
-			s.W[i] = d.W[r]
-		}
-	}
-	return s
+	return selectRows(d, rows)
 }
 
 // knnFoldPredict trains on the rows outside fold f and writes each

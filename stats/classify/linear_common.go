@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -164,6 +166,43 @@ func foldSplit(d Data, fold []int, f int) (train, valid Data) {
 		}
 	}
 	return train, valid
+}
+
+// stratifiedSample draws about m of d's rows without replacement, kept
+// in their order: from each class of n_c rows, ⌈m·n_c/n⌉ rows but at
+// least min(n_c, kfoldCount), so a rare class stays present in every
+// fold of a search on the sample.
+func stratifiedSample(d Data, m int, rng *rand.Rand) Data {
+	n := len(d.Y)
+	byClass := make([][]int, d.K)
+	for i, c := range d.Y {
+		byClass[c] = append(byClass[c], i)
+	}
+	var rows []int
+	for _, rs := range byClass {
+		take := min(len(rs), max((m*len(rs)+n-1)/n, kfoldCount))
+		rng.Shuffle(len(rs), func(a, b int) { rs[a], rs[b] = rs[b], rs[a] })
+		rows = append(rows, rs[:take]...)
+	}
+	slices.Sort(rows)
+	return selectRows(d, rows)
+}
+
+// selectRows returns the given rows of d (weights follow).
+func selectRows(d Data, rows []int) Data {
+	_, p := d.X.Dims()
+	s := Data{X: mat.NewDense(len(rows), p, nil), Y: make([]int, len(rows)), K: d.K}
+	if d.W != nil {
+		s.W = make([]float64, len(rows))
+	}
+	for i, r := range rows {
+		s.X.SetRow(i, d.X.RawRowView(r))
+		s.Y[i] = d.Y[r]
+		if d.W != nil {
+			s.W[i] = d.W[r]
+		}
+	}
+	return s
 }
 
 // runIndexed calls fn(i) for every i in [0, n) on at most workers

@@ -1,6 +1,7 @@
 package classify_test
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -105,5 +106,47 @@ func TestLogisticL1Sparse(t *testing.T) {
 	}
 	if zeros == 0 || zeros == len(imp) {
 		t.Errorf("L1 at C=0.05 on wine: %d of %d columns zero, want some but not all", zeros, len(imp))
+	}
+}
+
+// TestLogisticLargeSubsample fits above the search's row bound with a rare
+// class: the C search runs on a stratified subsample that keeps it, and
+// the final fit on every row still ranks the rare class's rows first.
+func TestLogisticLargeSubsample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("6 006 rows, two C searches")
+	}
+	const n, p = 6006, 3
+	rng := rand.New(rand.NewPCG(4, 5))
+	d := classify.Data{X: mat.NewDense(n, p, nil), Y: make([]int, n), K: 3}
+	for i := range n {
+		c := i % 2
+		if i < 6 {
+			c = 2 // six rows of a rare class, far out on column 2
+		}
+		d.Y[i] = c
+		row := d.X.RawRowView(i)
+		for j := range row {
+			row[j] = rng.NormFloat64()
+		}
+		row[0] += 2 * float64(c)
+		if c == 2 {
+			row[2] += 8
+		}
+	}
+	d = linBalance(d)
+	for _, alg := range []classify.Algorithm{classify.LogisticL2{}, classify.LogisticL1{}} {
+		m, err := alg.Fit(d, classify.Options{Seed: 1, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		prob := linProba(m, d.X)
+		linCheckProba(t, alg.Key(), prob)
+		pred := classify.Predict(prob)
+		for i := range 6 {
+			if pred[i] != 2 {
+				t.Errorf("%s: rare row %d predicted %d (proba %v), want 2", alg.Key(), i, pred[i], prob.RawRowView(i))
+			}
+		}
 	}
 }
