@@ -465,7 +465,9 @@ func (e *Engine) completeModelSession(ctx context.Context, s Session, c completi
 	return e.store.Tx(ctx, func(ctx context.Context) error {
 		write := c.writePredictions
 		if write == nil {
-			write = func(ctx context.Context) error { return e.writePredictions(ctx, s.ID, c.contestants, c.preds, c.testRows) }
+			write = func(ctx context.Context) error {
+				return e.writePredictions(ctx, s.ID, c.contestants, c.preds, c.testRows)
+			}
 		}
 		if err := write(ctx); err != nil {
 			return err
