@@ -55,12 +55,17 @@ fuzz:
 	go test -run '^$$' -fuzz '^FuzzParseNumber$$' -fuzztime $(FUZZTIME) ./ingest
 	go test -run '^$$' -fuzz '^FuzzAzureConnectionString$$' -fuzztime $(FUZZTIME) ./remote
 	go test -run '^$$' -fuzz '^FuzzParseICal$$' -fuzztime $(FUZZTIME) ./engine/calendar
+	go test -run '^$$' -fuzz '^FuzzLinearUnmarshal$$' -fuzztime $(FUZZTIME) ./stats/regress
+	go test -run '^$$' -fuzz '^FuzzTreeUnmarshal$$' -fuzztime $(FUZZTIME) ./stats/regress
+	go test -run '^$$' -fuzz '^FuzzLinearUnmarshal$$' -fuzztime $(FUZZTIME) ./stats/classify
+	go test -run '^$$' -fuzz '^FuzzTreeUnmarshal$$' -fuzztime $(FUZZTIME) ./stats/classify
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzParams$$' -fuzztime $(FUZZTIME) ./api
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzImportRequest$$' -fuzztime $(FUZZTIME) ./api
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzViewRequest$$' -fuzztime $(FUZZTIME) ./api
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzSessionRequest$$' -fuzztime $(FUZZTIME) ./api
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzPredictBody$$' -fuzztime $(FUZZTIME) ./api
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzTimeSeriesRequest$$' -fuzztime $(FUZZTIME) ./api
+	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzClassifierPredictBody$$' -fuzztime $(FUZZTIME) ./api
 
 lint:
 	test -z "$$(gofmt -l .)"

@@ -205,7 +205,7 @@ func TestClassificationLabels(t *testing.T) {
 	t.Parallel()
 	s := newServer(t)
 	var b strings.Builder
-	b.WriteString("x,z,grade,passed\n")
+	b.WriteString("x,z,color,grade,passed\n")
 	for i := range 120 {
 		x := float64(i%40) / 4
 		grade := []string{"10", "2", "7"}[i%3]
@@ -216,7 +216,7 @@ func TestClassificationLabels(t *testing.T) {
 		if i == 7 {
 			grade = "99" // a class of one row
 		}
-		fmt.Fprintf(&b, "%g,%d,%s,%s\n", x+float64(i%3), i%2, grade, passed)
+		fmt.Fprintf(&b, "%g,%d,%s,%s,%s\n", x+float64(i%3), i%2, []string{"red", "blue"}[i%2], grade, passed)
 	}
 	s.putCSV(t, "grades", b.String())
 	created := s.createSession(t, `{"dataSourceName": "grades", "targetColumn": "grade", "predictionDomain": "classification", "extraParameters": {"balance": "False"}}`)
@@ -248,8 +248,11 @@ func TestClassificationLabels(t *testing.T) {
 		}
 	}
 
-	// A logical target: binary, so rocAreaUnderCurve too.
-	created = s.createSession(t, `{"dataSourceName": "grades", "targetColumn": "passed", "predictionDomain": "classification"}`)
+	// A logical target, over a view: binary, so rocAreaUnderCurve too.
+	if res := s.do(t, http.MethodPut, "/v1/views/gradesview", `{"dataSetName": "grades"}`); res.status != http.StatusCreated {
+		t.Fatalf("PUT view = %d %s", res.status, res.body)
+	}
+	created = s.createSession(t, `{"dataSourceName": "gradesview", "targetColumn": "passed", "predictionDomain": "classification"}`)
 	done = s.waitSession(t, created.SessionID)
 	if done.Status != "completed" {
 		t.Fatalf("logical session = %+v", done)
@@ -262,10 +265,16 @@ func TestClassificationLabels(t *testing.T) {
 	if !slices.Equal(cm.Classes, []string{"false", "true"}) {
 		t.Errorf("logical classes = %v", cm.Classes)
 	}
+	fi := decode[struct {
+		FeatureImportance map[string]float64 `json:"featureImportance"`
+	}](t, s.do(t, http.MethodGet, "/v1/sessions/"+done.SessionID+"/results/featureimportance", nil))
+	if fi.FeatureImportance["z"] != 1 || len(fi.FeatureImportance) < 3 {
+		t.Errorf("feature importance = %v, want z (which decides passed) at 1", fi.FeatureImportance)
+	}
 	p := decode[struct{ Data []map[string]string }](t, s.do(t, http.MethodPost, "/v1/models/"+done.ModelID+"/predict",
-		`{"data": [{"x": 1, "z": 0, "grade": "2"}], "extraParameters": {"includeClassScores": true}}`, "Content-Type", "application/json"))
-	if len(p.Data) != 1 || (p.Data[0]["passed"] != "true" && p.Data[0]["passed"] != "false") || p.Data[0]["passed:true"] == "" {
-		t.Errorf("predict on a logical target = %v", p.Data)
+		`{"data": [{"x": 1, "z": 0, "color": "green", "grade": "2"}], "extraParameters": {"includeClassScores": true}}`, "Content-Type", "application/json"))
+	if len(p.Data) != 1 || (p.Data[0]["passed"] != "true" && p.Data[0]["passed"] != "false") || p.Data[0]["passed:true"] == "" || p.Data[0]["color"] != "green" {
+		t.Errorf("predict on a logical target, with a colour never seen (encoded as zeros) = %v", p.Data)
 	}
 }
 
@@ -275,9 +284,9 @@ func TestClassificationBadInput(t *testing.T) {
 	t.Parallel()
 	s := newServer(t)
 	var b strings.Builder
-	b.WriteString("day,x,label,one\n")
+	b.WriteString("day,x,label,one,long\n")
 	for i := range 40 {
-		fmt.Fprintf(&b, "2018-01-%02d,%d,%s,same\n", i%28+1, i, []string{"a", "b"}[i%2])
+		fmt.Fprintf(&b, "2018-01-%02d,%d,%s,same,%s\n", i%28+1, i, []string{"a", "b"}[i%2], []string{"short", strings.Repeat("x", 300)}[i%2])
 	}
 	s.putCSV(t, "labels", b.String())
 	post := func(body string) response {
@@ -290,6 +299,12 @@ func TestClassificationBadInput(t *testing.T) {
 	done := s.waitSession(t, created.SessionID)
 	if done.Status != "failed" || len(done.Messages) == 0 || done.Messages[len(done.Messages)-1].Message != "Dataset has only one valid target class. At least 2 target classes are required to build a model." {
 		t.Errorf("one class = %s %+v", done.Status, done.Messages)
+	}
+	created = s.createSession(t, `{"dataSourceName": "labels", "targetColumn": "long", "predictionDomain": "classification"}`)
+	done = s.waitSession(t, created.SessionID)
+	if done.Status != "failed" || len(done.Messages) == 0 || !strings.HasPrefix(done.Messages[len(done.Messages)-1].Message, "Target class 'xxx") ||
+		!strings.Contains(done.Messages[len(done.Messages)-1].Message, "long:<class> must be 1 to 255 bytes") {
+		t.Errorf("label too long = %s %+v", done.Status, done.Messages)
 	}
 	for _, r := range []string{"confusionmatrix", "classscores"} {
 		wantError(t, "failed session's "+r, s.do(t, http.MethodGet, "/v1/sessions/"+done.SessionID+"/results/"+r, nil), 404, "NotFound", "")

@@ -167,7 +167,31 @@ func FuzzSessionRequest(f *testing.F) {
 // FuzzPredictBody posts arbitrary JSON and CSV bodies to a model's
 // predict: the answer is a 200 or a 4xx, never a 5xx.
 func FuzzPredictBody(f *testing.F) {
-	row := `{"x0":1,"x1":"2","x2":null,"x3":true,"x4":1e3,"x5":-1,"x6":0,"x7":"","x8":1,"x9":1}`
+	addPredictSeeds(f, `{"x0":1,"x1":"2","x2":null,"x3":true,"x4":1e3,"x5":-1,"x6":0,"x7":"","x8":1,"x9":1}`, "x0,x1,x2,x3,x4,x5,x6,x7,x8,x9\n1,2,3,4,5,6,7,8,9,10\n")
+	s := newServer(f)
+	done := s.regression(f, "fz", 40)
+	fuzzPredict(f, s, done.ModelID)
+}
+
+// FuzzClassifierPredictBody is FuzzPredictBody on a classification
+// model, whose answer may carry class scores.
+func FuzzClassifierPredictBody(f *testing.F) {
+	addPredictSeeds(f, `{"sepal_length":1,"sepal_width":"2","petal_length":null,"petal_width":true}`, "sepal_length,sepal_width,petal_length,petal_width\n1,2,3,4\n")
+	f.Add(`{"extraParameters":{"includeClassScores":"maybe"},"data":[{"sepal_length":1}]}`, false)
+	f.Add(`{"extraParameters":{"includeClassScores":1},"data":[{"sepal_length":1}]}`, false)
+	s := newServer(f)
+	s.putCSV(f, "iris", classifyCSV(f, "iris"))
+	created := s.createSession(f, `{"dataSourceName": "iris", "targetColumn": "species", "predictionDomain": "classification"}`)
+	done := s.waitSession(f, created.SessionID)
+	if done.Status != "completed" {
+		f.Fatalf("iris session = %+v", done)
+	}
+	fuzzPredict(f, s, done.ModelID)
+}
+
+// addPredictSeeds adds predict bodies built around one valid JSON row and
+// one valid CSV text.
+func addPredictSeeds(f *testing.F, row, csvText string) {
 	for _, seed := range []struct {
 		body string
 		csv  bool
@@ -175,19 +199,21 @@ func FuzzPredictBody(f *testing.F) {
 		{`{"data":[` + row + `]}`, false}, {`{"data":[]}`, false}, {`{"data":[1,2]}`, false}, {`{"data":{}}`, false},
 		{`{"extraParameters":{"includeClassScores":"True"},"data":[` + row + `]}`, false}, {`{"data":[{"x0":[]}]}`, false},
 		{`{"data":[` + row + `],"extraParameters":{"predictionInterval":0.5}}`, false}, {`{"extraParameters":{"predictionInterval":[]},"data":[]}`, false},
-		{"x0,x1,x2,x3,x4,x5,x6,x7,x8,x9\n1,2,3,4,5,6,7,8,9,10\n", true}, {"x0\n\"", true}, {"", true}, {"a,b\n1\n", true},
+		{csvText, true}, {"x0\n\"", true}, {"", true}, {"a,b\n1\n", true},
 		{`{"data":[` + strings.Repeat("[", 70), false}, {`{"data":[{"x0":1,"":2,"a\u0000":3}]}`, false}, {"x0,\x00\n1,2\n", true},
 	} {
 		f.Add(seed.body, seed.csv)
 	}
-	s := newServer(f)
-	done := s.regression(f, "fz", 40)
+}
+
+// fuzzPredict posts the fuzzer's bodies to a model's predict.
+func fuzzPredict(f *testing.F, s *testServer, modelID string) {
 	f.Fuzz(func(t *testing.T, body string, asCSV bool) {
 		ct := "application/json"
 		if asCSV {
 			ct = "text/csv"
 		}
-		res := s.do(t, http.MethodPost, "/v1/models/"+done.ModelID+"/predict", body, "Content-Type", ct)
+		res := s.do(t, http.MethodPost, "/v1/models/"+modelID+"/predict", body, "Content-Type", ct)
 		if res.status >= 500 || (res.status != 200 && res.status < 400) {
 			t.Errorf("predict %q (%s) = %d %s, want 200 or 4xx", body, ct, res.status, res.body)
 		}

@@ -155,7 +155,7 @@ func TestPredictPredictionInterval(t *testing.T) {
 	for _, c := range []struct{ name, query, body string }{
 		{"extraParameters", "", withExtra(`{"predictionInterval": "0.5"}`)},
 		{"short form", "", withExtra(`{"predictionInterval": ".5"}`)},
-		{"number", "", withExtra(`{"predictionInterval": 0.5, "includeClassScores": "True"}`)},
+		{"number", "", withExtra(`{"predictionInterval": 0.5, "includeClassScores": "False"}`)},
 		{"any case", "", withExtra(`{"predictioninterval": "0.50"}`)},
 		{"query", "?predictionInterval=0.5", `{"data":[` + friedmanRow + `]}`},
 		{"body wins", "?predictionInterval=0.95", withExtra(`{"predictionInterval": "0.5"}`)},

@@ -113,7 +113,11 @@ func classOrder(labels []string) {
 
 // classesOf finds the classes of the rows' labels, drops rare ones with
 // the recorded warning, and returns the rows kept (positions into labels).
-func classesOf(labels []string) (classSet, []int, []Message, error) {
+// A kept class must name a column "<target>:<class>" (class scores,
+// MODELLING §0): a label that cannot (over maxNameLen bytes with the
+// target's name, a NUL, invalid UTF-8) fails the session with a message;
+// the reference sets no length of its own.
+func classesOf(target string, labels []string) (classSet, []int, []Message, error) {
 	counts := map[string]int{}
 	for _, l := range labels {
 		counts[l]++
@@ -134,6 +138,12 @@ func classesOf(labels []string) (classSet, []int, []Message, error) {
 	}
 	if len(keep) < 2 {
 		return classSet{}, nil, msgs, &Error{Kind: Invalid, Msg: "Dataset has only one valid target class. At least 2 target classes are required to build a model."}
+	}
+	for _, l := range keep {
+		if validColumnName(target+":"+l) != nil {
+			return classSet{}, nil, msgs, &Error{Kind: Invalid, Msg: fmt.Sprintf("Target class '%s' cannot name a class-score column: %s:<class> must be 1 to %d bytes of valid text without NUL characters.",
+				shownName(strings.ToValidUTF8(strings.ReplaceAll(l, "\x00", ""), "?")), target, maxNameLen)}
+		}
 	}
 	index := make(map[string]int, len(keep))
 	for i, l := range keep {
@@ -216,7 +226,7 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 		msgs = append(msgs, Message{"informational", fmt.Sprintf("%d rows without a value for %s were left out.", skipped, s.TargetColumn)})
 	}
 	msgs = append(msgs, textColumnWarnings(s)...)
-	cs, kept, warn, err := classesOf(labels)
+	cs, kept, warn, err := classesOf(s.TargetColumn, labels)
 	msgs = append(msgs, warn...)
 	if err != nil {
 		return e.failWithMessages(ctx, s, msgs, err)
