@@ -50,19 +50,19 @@ const minClassRows = 5
 // parseBool reads a boolean extraParameter: JSON booleans arrive as
 // "true"/"false" and .NET sends "True" (REFERENCE §8.3), so any case is
 // accepted; the key is matched case-insensitively. def is returned when
-// the parameter is absent.
-func parseBool(extra map[string]string, key string, def bool) (bool, error) {
+// the parameter is absent; ok is false when it is not a boolean.
+func parseBool(extra map[string]string, key string, def bool) (v, ok bool) {
 	for k, v := range extra {
 		if !strings.EqualFold(k, key) {
 			continue
 		}
 		b, err := strconv.ParseBool(strings.ToLower(strings.TrimSpace(v)))
 		if err != nil {
-			return def, fmt.Errorf("Value for %s must be true or false", key)
+			return def, false
 		}
-		return b, nil
+		return b, true
 	}
-	return def, nil
+	return def, true
 }
 
 // sessionExtra is a session's extraParameters as shown (REFERENCE

@@ -178,8 +178,8 @@ func (e *Engine) planSession(ctx context.Context, req SessionRequest) (Session, 
 		switch domain {
 		case DomainRegression:
 		case DomainClassification:
-			if _, err := parseBool(req.ExtraParameters, "balance", true); err != nil {
-				add("balance", err.Error())
+			if _, ok := parseBool(req.ExtraParameters, "balance", true); !ok {
+				add("balance", "Value for balance must be true or false")
 			}
 		case "":
 			add("predictionDomain", "The predictionDomain field is required: regression, classification or anomalies.")
