@@ -140,28 +140,39 @@ func FuzzSessionRequest(f *testing.F) {
 	s := newServer(f)
 	s.putCSV(f, "fz", firstLines(friedman1(f), 30))
 	f.Fuzz(func(t *testing.T, body, query string) {
-		q, err := url.ParseQuery(query)
-		if err != nil {
-			return
-		}
-		q.Set("isEstimate", "true")
-		req, err := http.NewRequestWithContext(t.Context(), "POST", s.URL+"/v1/sessions/model?"+q.Encode(), strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("api-key", "test-key")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatalf("POST %q: %v", body, err)
-		}
-		res.Body.Close()
-		if res.StatusCode >= 500 || (res.StatusCode != 200 && res.StatusCode < 400) {
-			t.Errorf("POST /sessions/model %q ?%s = %d, want 200 or 4xx", body, query, res.StatusCode)
-		}
-		if res.StatusCode == 200 && res.Header.Get("Nexosis-Session-Status") != "Estimated" {
-			t.Errorf("POST %q: accepted but not an estimate", body)
-		}
+		postEstimate(t, s, "model", body, query)
 	})
+}
+
+// postEstimate posts a fuzzed session request to /sessions/{kind} with
+// isEstimate forced on (so nothing runs) and wants a 200 estimate or a
+// 4xx with the error body, never a 5xx.
+func postEstimate(t *testing.T, s *testServer, kind, body, query string) {
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return
+	}
+	q.Set("isEstimate", "true")
+	req, err := http.NewRequestWithContext(t.Context(), "POST", s.URL+"/v1/sessions/"+kind+"?"+q.Encode(), strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("api-key", "test-key")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("POST %q: %v", body, err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode >= 500 || (res.StatusCode != 200 && res.StatusCode < 400) {
+		t.Errorf("POST /sessions/%s %q ?%s = %d %s, want 200 or 4xx", kind, body, query, res.StatusCode, b)
+	}
+	if res.StatusCode == 200 && res.Header.Get("Nexosis-Session-Status") != "Estimated" {
+		t.Errorf("POST %q: accepted but not an estimate", body)
+	}
+	if res.StatusCode >= 400 && !strings.Contains(string(b), `"errorType"`) {
+		t.Errorf("POST %q: %d without the error body: %s", body, res.StatusCode, b)
+	}
 }
 
 // FuzzPredictBody posts arbitrary JSON and CSV bodies to a model's
@@ -245,34 +256,10 @@ func FuzzTimeSeriesRequest(f *testing.F) {
 	s := newServer(f)
 	s.putCSV(f, "ts", dailySeries(60, 10))
 	f.Fuzz(func(t *testing.T, impact bool, body, query string) {
-		q, err := url.ParseQuery(query)
-		if err != nil {
-			return
-		}
-		q.Set("isEstimate", "true")
 		kind := "forecast"
 		if impact {
 			kind = "impact"
 		}
-		req, err := http.NewRequestWithContext(t.Context(), "POST", s.URL+"/v1/sessions/"+kind+"?"+q.Encode(), strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("api-key", "test-key")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatalf("POST %q: %v", body, err)
-		}
-		b, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		if res.StatusCode >= 500 || (res.StatusCode != 200 && res.StatusCode < 400) {
-			t.Errorf("POST /sessions/%s %q ?%s = %d %s, want 200 or 4xx", kind, body, query, res.StatusCode, b)
-		}
-		if res.StatusCode == 200 && res.Header.Get("Nexosis-Session-Status") != "Estimated" {
-			t.Errorf("POST %q: accepted but not an estimate", body)
-		}
-		if res.StatusCode >= 400 && !strings.Contains(string(b), `"errorType"`) {
-			t.Errorf("POST %q: %d without the error body: %s", body, res.StatusCode, b)
-		}
+		postEstimate(t, s, kind, body, query)
 	})
 }

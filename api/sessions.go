@@ -280,10 +280,7 @@ func (s *Server) sessionResults(w http.ResponseWriter, r *http.Request, p httpro
 		return err
 	}
 	defer rows.Release()
-	metrics := sess.Metrics
-	if metrics == nil {
-		metrics = map[string]float64{}
-	}
+	metrics := metricsOf(sess)
 	base := baseURL(r)
 	return s.writeSessionRows(w, r, sess, rows, pg, size, resultLinks(base, sess), func(sj sessionJSON) any {
 		return struct {
@@ -291,6 +288,15 @@ func (s *Server) sessionResults(w http.ResponseWriter, r *http.Request, p httpro
 			sessionJSON
 		}{metrics, sj}
 	})
+}
+
+// metricsOf is a session's champion metrics as results show them: {}
+// before there are any.
+func metricsOf(sess engine.Session) map[string]float64 {
+	if sess.Metrics == nil {
+		return map[string]float64{}
+	}
+	return sess.Metrics
 }
 
 // writeSessionRows answers a page of a session's rows (REFERENCE §6.10,
@@ -413,10 +419,7 @@ func (s *Server) classScores(w http.ResponseWriter, r *http.Request, p httproute
 		return err
 	}
 	defer rows.Release()
-	metrics := sess.Metrics
-	if metrics == nil {
-		metrics = map[string]float64{}
-	}
+	metrics := metricsOf(sess)
 	return s.writeSessionRows(w, r, sess, rows, pg, size, nil, func(sj sessionJSON) any {
 		return struct {
 			Classes []string           `json:"classes"`
