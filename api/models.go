@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/julienschmidt/httprouter"
@@ -151,6 +152,21 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 	}
 	if req.PredictionInterval == "" {
 		req.PredictionInterval = params(r.URL.Query()).get("predictionInterval")
+	}
+	// includeClassScores: extraParameters, else the query; a string
+	// "True" (.NET) reads as a boolean (REFERENCE §8.3).
+	scores := params(r.URL.Query()).get("includeClassScores")
+	for k, v := range extra {
+		if strings.EqualFold(k, "includeClassScores") {
+			scores = v
+		}
+	}
+	if scores != "" {
+		b, err := strconv.ParseBool(strings.ToLower(strings.TrimSpace(scores)))
+		if err != nil {
+			return engine.Validation("includeClassScores", "Value for includeClassScores must be true or false")
+		}
+		req.IncludeClassScores = b
 	}
 	out, err := s.engine.Predict(r.Context(), p.ByName("id"), req)
 	if err != nil {

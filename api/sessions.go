@@ -368,29 +368,62 @@ func (s *Server) outliers(w http.ResponseWriter, r *http.Request, p httprouter.P
 	return s.writeSessionRows(w, r, sess, rows, pg, size, nil, nil)
 }
 
-// The four handlers below answer results that only completed sessions
-// of one domain have (REFERENCE §6.11–§6.14): engine.ResultSession answers
-// 404 with itemType session for every other session. No session gets
-// past it yet: classification and anomalies sessions, which have these
-// results, are refused at creation. The issue that admits a domain
-// replaces errResultNotBuilt in its handlers with the result.
+// The handlers below answer results that only completed sessions of one
+// domain have (REFERENCE §6.11–§6.14): the engine answers 404 with
+// itemType session for every other session. Anomalies sessions are still
+// refused at creation; the issue that admits them replaces
+// errResultNotBuilt in their handlers with the result.
 
 // confusionMatrix answers GET /sessions/{id}/results/confusionmatrix
-// (REFERENCE §6.11): completed classification sessions only.
+// (REFERENCE §6.11): completed classification sessions only; the
+// session's fields, classes, the matrix (row = actual, column =
+// predicted) and paging fields all 0. page and pageSize are ignored.
 func (s *Server) confusionMatrix(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	if _, err := s.engine.ResultSession(r.Context(), p.ByName("id"), engine.ResultConfusionMatrix); err != nil {
+	cm, err := s.engine.SessionConfusionMatrix(r.Context(), p.ByName("id"))
+	if err != nil {
 		return err
 	}
-	return errResultNotBuilt(engine.ResultConfusionMatrix)
+	setSessionStatus(w, cm.Session)
+	base := baseURL(r)
+	sj := toSessionJSON(base, cm.Session, nil, s.opts.Compat)
+	sj.Links = []link{{"self", base + "/sessions/" + cm.Session.ID + "/results/confusionmatrix"}}
+	return writeJSON(w, http.StatusOK, struct {
+		Classes         []string `json:"classes"`
+		ConfusionMatrix [][]int  `json:"confusionMatrix"`
+		PageNumber      int      `json:"pageNumber"`
+		TotalPages      int      `json:"totalPages"`
+		PageSize        int      `json:"pageSize"`
+		TotalCount      int      `json:"totalCount"`
+		sessionJSON
+	}{Classes: cm.Classes, ConfusionMatrix: cm.Matrix, sessionJSON: sj})
 }
 
 // classScores answers GET /sessions/{id}/results/classscores (REFERENCE
-// §6.12): completed classification sessions only.
+// §6.12): completed classification sessions only; the session's fields,
+// classes, metrics and a page of test rows with the champion's
+// <target>:<class> scores, as JSON or CSV.
 func (s *Server) classScores(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	if _, err := s.engine.ResultSession(r.Context(), p.ByName("id"), engine.ResultClassScores); err != nil {
+	q := params(r.URL.Query())
+	pg, size, err := q.paging()
+	if err != nil {
 		return err
 	}
-	return errResultNotBuilt(engine.ResultClassScores)
+	sess, classes, rows, err := s.engine.SessionClassScores(r.Context(), p.ByName("id"), engine.Page{Page: pg, PageSize: size})
+	if err != nil {
+		return err
+	}
+	defer rows.Release()
+	metrics := sess.Metrics
+	if metrics == nil {
+		metrics = map[string]float64{}
+	}
+	return s.writeSessionRows(w, r, sess, rows, pg, size, nil, func(sj sessionJSON) any {
+		return struct {
+			Classes []string           `json:"classes"`
+			Metrics map[string]float64 `json:"metrics"`
+			sessionJSON
+		}{classes, metrics, sj}
+	})
 }
 
 // anomalyScores answers GET /sessions/{id}/results/anomalyscores

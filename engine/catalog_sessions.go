@@ -309,7 +309,10 @@ func scanSession(rows *sql.Rows) (Session, error) {
 	if (s.Type == SessionForecast || s.Type == SessionImpact) && s.Status == StatusCompleted {
 		s.PredictionIntervals = forecastIntervals()
 	}
-	s.Extra = impactExtra(s)
+	if s.Domain == DomainClassification {
+		s.PredictionIntervals = []string{}
+	}
+	s.Extra = sessionExtra(s, rec.Request)
 	return s, nil
 }
 

@@ -10,8 +10,11 @@ import (
 	"sync"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/vaticml/vatic/columnar"
 	"github.com/vaticml/vatic/engine/sqlgen"
+	"github.com/vaticml/vatic/stats/classify"
 )
 
 // Model is a saved model as the API shows it (REFERENCE §2.7).
@@ -191,6 +194,10 @@ type PredictRequest struct {
 	// PredictionInterval is the extraParameters (or query) value as given;
 	// "" means the median.
 	PredictionInterval string
+	// IncludeClassScores asks a classification model for one
+	// <target>:<class> score per class besides the class (REFERENCE §8.3);
+	// a regression model refuses it.
+	IncludeClassScores bool
 }
 
 // Prediction is the answer: the model and each row echoed as text with
@@ -214,7 +221,13 @@ func (e *Engine) Predict(ctx context.Context, id string, req PredictRequest) (Pr
 	if err != nil {
 		return Prediction{}, err
 	}
-	if err := CheckInterval(req.PredictionInterval, predictionIntervals()); err != nil {
+	intervals := predictionIntervals()
+	if m.Domain == DomainClassification {
+		intervals = []string{}
+	} else if req.IncludeClassScores {
+		return Prediction{}, Validation("includeClassScores", fmt.Sprintf("Class scores exist only for classification models; this model's prediction domain is %s.", m.Domain))
+	}
+	if err := CheckInterval(req.PredictionInterval, intervals); err != nil {
 		return Prediction{}, err
 	}
 	if len(req.Rows) == 0 {
@@ -250,8 +263,17 @@ func (e *Engine) Predict(ctx context.Context, id string, req PredictRequest) (Pr
 	if err != nil {
 		return Prediction{}, err
 	}
-	pred := make([]float64, len(rows))
-	lm.model.Predict(x, pred)
+	var pred []float64
+	var proba *mat.Dense
+	var classes []string
+	if lm.classifier != nil {
+		proba = mat.NewDense(len(rows), len(lm.classes), nil)
+		lm.classifier.Proba(x, proba)
+		classes = lm.classes
+	} else {
+		pred = make([]float64, len(rows))
+		lm.model.Predict(x, pred)
+	}
 	out := Prediction{Model: m, Messages: []Message{}}
 	colIndex := map[string]int{}
 	for _, name := range cols {
@@ -262,6 +284,17 @@ func (e *Engine) Predict(ctx context.Context, id string, req PredictRequest) (Pr
 		out.Columns = append(out.Columns, name)
 	}
 	out.Columns = append(out.Columns, m.Target)
+	nScores := 0
+	if req.IncludeClassScores {
+		for _, c := range classes {
+			out.Columns = append(out.Columns, m.Target+":"+c)
+		}
+		nScores = len(classes)
+	}
+	var predicted []int
+	if proba != nil {
+		predicted = classify.Predict(proba)
+	}
 	out.Rows = make([][]string, len(req.Rows))
 	cells := make([]string, len(req.Rows)*len(out.Columns))
 	var layout []string // the names of the previous row, and where each goes
@@ -283,7 +316,15 @@ func (e *Engine) Predict(ctx context.Context, id string, req PredictRequest) (Pr
 				row[k] = valueString(r.Values[j])
 			}
 		}
-		row[len(row)-1] = strconv.FormatFloat(pred[i], 'g', -1, 64)
+		if proba == nil {
+			row[len(row)-1] = strconv.FormatFloat(pred[i], 'g', -1, 64)
+		} else {
+			at := len(row) - 1 - nScores
+			row[at] = classes[predicted[i]]
+			for c := range nScores {
+				row[at+1+c] = strconv.FormatFloat(proba.At(i, c), 'g', -1, 64)
+			}
+		}
 		out.Rows[i] = row
 	}
 	if err := e.touchModel(ctx, m.ID, e.now(), n); err != nil {

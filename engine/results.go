@@ -47,7 +47,7 @@ func (e *Engine) SessionResultsAt(ctx context.Context, id string, p Page, interv
 	if err != nil {
 		return s, nil, err
 	}
-	rows, err := e.testRows(ctx, s, champ, p)
+	rows, err := e.testRowsOf(ctx, s, champ, nil, p)
 	return s, rows, err
 }
 
@@ -201,9 +201,11 @@ func (e *Engine) forecastRows(ctx context.Context, s Session, interval string, p
 	return out, nil
 }
 
-// testRows reads one contestant's test rows: the data source's columns as
-// given, the prediction under the target's name and <target>:actual.
-func (e *Engine) testRows(ctx context.Context, s Session, contestant string, p Page) (*Rows, error) {
+// testRowsOf reads one contestant's test rows: the data source's columns
+// as given, the prediction under the target's name and <target>:actual.
+// A classification session's prediction is the class label, followed by
+// <target>:<class> scores for the classes in scores (nil: none).
+func (e *Engine) testRowsOf(ctx context.Context, s Session, contestant string, scores []string, p Page) (*Rows, error) {
 	var cols []columnar.Column
 	var names []string
 	var target columnar.Column
@@ -220,7 +222,15 @@ func (e *Engine) testRows(ctx context.Context, s Session, contestant string, p P
 			names = append(names, c.Name)
 		}
 	}
-	out := &Rows{Columns: append(cols, target, columnar.Column{Name: target.Name + ":actual", DataType: target.DataType, Role: columnar.RoleNone})}
+	predicted := target
+	var scoreCols []columnar.Column
+	if s.Domain == DomainClassification {
+		predicted.DataType = columnar.String
+		for _, c := range scores {
+			scoreCols = append(scoreCols, columnar.Column{Name: target.Name + ":" + c, DataType: columnar.Numeric, Role: columnar.RoleNone})
+		}
+	}
+	out := &Rows{Columns: append(append(append(cols, predicted), scoreCols...), columnar.Column{Name: target.Name + ":actual", DataType: target.DataType, Role: columnar.RoleNone})}
 	q, args, err := sqlgen.CountTestRows(s.ID, contestant)
 	if err != nil {
 		return nil, err
@@ -232,7 +242,11 @@ func (e *Engine) testRows(ctx context.Context, s Session, contestant string, p P
 	if err := scanOne(r, &out.Total); err != nil {
 		return nil, err
 	}
-	q, args, err = sqlgen.TestRows(s.ID, names, s.TargetColumn, contestant, p.PageSize, p.Page*p.PageSize)
+	if s.Domain == DomainClassification {
+		q, args, err = sqlgen.ClassTestRows(s.ID, names, s.TargetColumn, contestant, scores, p.PageSize, p.Page*p.PageSize)
+	} else {
+		q, args, err = sqlgen.TestRows(s.ID, names, s.TargetColumn, contestant, p.PageSize, p.Page*p.PageSize)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +329,7 @@ func (e *Engine) ContestantRows(ctx context.Context, id, contestant string, p Pa
 			return c.Session, Contestant{}, nil, NotFoundError("contestant", contestant)
 		}
 	}
-	rows, err := e.testRows(ctx, c.Session, ct.ID, p)
+	rows, err := e.testRowsOf(ctx, c.Session, ct.ID, nil, p)
 	return c.Session, ct, rows, err
 }
 

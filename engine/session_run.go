@@ -17,6 +17,7 @@ import (
 	"github.com/vaticml/vatic/columnar"
 	"github.com/vaticml/vatic/engine/sqlgen"
 	"github.com/vaticml/vatic/stats"
+	"github.com/vaticml/vatic/stats/classify"
 	"github.com/vaticml/vatic/stats/contest"
 	"github.com/vaticml/vatic/stats/regress"
 )
@@ -37,6 +38,8 @@ func (e *Engine) runSession(ctx context.Context, id string, progress func(int)) 
 	switch s.Domain {
 	case DomainRegression:
 		return e.runRegression(ctx, s, progress)
+	case DomainClassification:
+		return e.runClassification(ctx, s, progress)
 	case string(SessionForecast):
 		return e.runForecast(ctx, s, progress)
 	case string(SessionImpact):
@@ -64,6 +67,11 @@ func (e *Engine) loadSessionData(ctx context.Context, s Session) (*sessionData, 
 			continue
 		}
 		snapCols = append(snapCols, c.Name)
+		if c.Role == columnar.RoleTarget && s.Domain == DomainClassification {
+			// Labels: the values as text, whatever their type (MODELLING
+			// §7.1).
+			c.DataType = columnar.String
+		}
 		if c.Role == columnar.RoleTarget || isFeature(c) {
 			used = append(used, c)
 		}
@@ -92,6 +100,14 @@ func (e *Engine) loadSessionData(ctx context.Context, s Session) (*sessionData, 
 	markMissing(frame, s.MissingValues)
 	d := &sessionData{cols: used, frame: frame, target: columnIndex(used, s.TargetColumn)}
 	t := frame[d.target]
+	if t.isText() {
+		for i, ok := range t.OK {
+			if ok {
+				d.rows = append(d.rows, i)
+			}
+		}
+		return d, nil
+	}
 	for i, v := range t.Num {
 		if !math.IsNaN(v) {
 			d.rows = append(d.rows, i)
@@ -177,11 +193,7 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 	if skipped := d.frame[d.target].length() - n; skipped > 0 {
 		msgs = append(msgs, Message{"informational", fmt.Sprintf("%d rows without a value for %s were left out.", skipped, s.TargetColumn)})
 	}
-	for _, c := range s.Columns {
-		if c.DataType == columnar.Text && (c.Role == columnar.RoleFeature || c.Role == "") {
-			msgs = append(msgs, Message{"warning", fmt.Sprintf("Text column %s is not used yet: text features arrive with vocabularies.", c.Name)})
-		}
-	}
+	msgs = append(msgs, textColumnWarnings(s)...)
 	if n < minModelRows {
 		return &Error{Kind: Invalid, Msg: fmt.Sprintf("This data source has too few data points for reliable predictions to be made: %d rows with a value for %s, at least %d are needed.", n, s.TargetColumn, minModelRows)}
 	}
@@ -247,25 +259,7 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 	contestants := make([]Contestant, len(results))
 	for i, r := range results {
 		a := algos[i]
-		c := Contestant{ID: uuid.NewString(), Algorithm: Algorithm{Key: a.Key(), Name: a.Name(), Description: a.Name()},
-			Properties: []string{"Imputed"}, Metrics: map[string]float64{}, Importance: map[string]float64{}}
-		if a.Scaled() {
-			c.Properties = append(c.Properties, "Scaled")
-		}
-		if r.Err != nil {
-			c.Message = "The algorithm failed on this data source."
-			var pe *contest.PanicError
-			if errors.As(r.Err, &pe) {
-				e.log.ErrorContext(ctx, "contestant panicked", LogSessionID, s.ID, LogAlgorithm, a.Key(), "panic", pe.Value, "stack", string(pe.Stack))
-			} else {
-				e.log.WarnContext(ctx, "contestant failed", LogSessionID, s.ID, LogAlgorithm, a.Key(), LogErr, r.Err)
-				c.Message = r.Err.Error()
-			}
-		} else {
-			c.Metrics = r.Metrics
-			c.Importance = scaledImportance(features, r.Model.model.Importance())
-		}
-		contestants[i] = c
+		contestants[i] = e.contestantOf(ctx, s.ID, a.Key(), a.Name(), a.Scaled(), r.Err, r.Metrics, features, func() []float64 { return r.Model.model.Importance() })
 	}
 	if best < 0 {
 		return e.failContest(ctx, s, contestants, msgs)
@@ -294,6 +288,59 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 		contestants: contestants, champion: best, selection: selection, features: features, importance: importance,
 		testRows: testRows, preds: results, messages: msgs, model: blob,
 	})
+}
+
+// textColumnWarnings says which text features a model session leaves
+// out until vocabularies exist.
+func textColumnWarnings(s Session) []Message {
+	var msgs []Message
+	for _, c := range s.Columns {
+		if c.DataType == columnar.Text && (c.Role == columnar.RoleFeature || c.Role == "") {
+			msgs = append(msgs, Message{"warning", fmt.Sprintf("Text column %s is not used yet: text features arrive with vocabularies.", c.Name)})
+		}
+	}
+	return msgs
+}
+
+// contestantOf is how one model-session candidate fared, as stored: its
+// metrics and scaled intrinsic importance, or its failure (a panic is
+// logged with its stack and shown as a plain failure).
+func (e *Engine) contestantOf(ctx context.Context, session, key, name string, scaled bool, err error, metrics map[string]float64, features []string, importance func() []float64) Contestant {
+	c := Contestant{ID: uuid.NewString(), Algorithm: Algorithm{Key: key, Name: name, Description: name},
+		Properties: []string{"Imputed"}, Metrics: map[string]float64{}, Importance: map[string]float64{}}
+	if scaled {
+		c.Properties = append(c.Properties, "Scaled")
+	}
+	if err == nil {
+		c.Metrics = metrics
+		c.Importance = scaledImportance(features, importance())
+		return c
+	}
+	c.Message = "The algorithm failed on this data source."
+	var pe *contest.PanicError
+	if errors.As(err, &pe) {
+		e.log.ErrorContext(ctx, "contestant panicked", LogSessionID, session, LogAlgorithm, key, "panic", pe.Value, "stack", string(pe.Stack))
+	} else {
+		e.log.WarnContext(ctx, "contestant failed", LogSessionID, session, LogAlgorithm, key, LogErr, err)
+		c.Message = err.Error()
+	}
+	return c
+}
+
+// failWithMessages records a model session's messages so far, then fails
+// it with err.
+func (e *Engine) failWithMessages(ctx context.Context, s Session, msgs []Message, err error) error {
+	if txErr := e.store.Tx(ctx, func(ctx context.Context) error {
+		for _, m := range msgs {
+			if err := e.addSessionMessage(ctx, s.ID, m); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); txErr != nil {
+		return txErr
+	}
+	return err
 }
 
 // knnBudget bounds the distance computations of k-NN's test predictions
@@ -405,6 +452,9 @@ type completion struct {
 	preds       []contest.Result[regressionFit]
 	messages    []Message
 	model       []byte
+	// writePredictions, when set, stores the test predictions instead of
+	// preds (classification: labels, class scores, confusion matrix).
+	writePredictions func(ctx context.Context) error
 }
 
 // completeModelSession writes a finished contest in one transaction:
@@ -413,7 +463,13 @@ type completion struct {
 func (e *Engine) completeModelSession(ctx context.Context, s Session, c completion) error {
 	champ := c.contestants[c.champion]
 	return e.store.Tx(ctx, func(ctx context.Context) error {
-		if err := e.writePredictions(ctx, s.ID, c.contestants, c.preds, c.testRows); err != nil {
+		write := c.writePredictions
+		if write == nil {
+			write = func(ctx context.Context) error {
+				return e.writePredictions(ctx, s.ID, c.contestants, c.preds, c.testRows)
+			}
+		}
+		if err := write(ctx); err != nil {
 			return err
 		}
 		if err := e.saveContestants(ctx, s.ID, c.contestants); err != nil {
@@ -496,10 +552,12 @@ func (e *Engine) writePredictionRows(ctx context.Context, id string, add func(em
 }
 
 // modelBlob is a saved model's bytes: the preparation and the fitted
-// algorithm.
+// algorithm; a classifier also keeps its classes (labels in `classes`
+// order), which tell the decoder to read a classify model.
 type modelBlob struct {
 	Pipeline pipeline `json:"pipeline"`
 	Model    []byte   `json:"model"`
+	Classes  []string `json:"classes,omitempty"`
 }
 
 func encodeModel(p pipeline, m regress.Model) ([]byte, error) {
@@ -510,16 +568,37 @@ func encodeModel(p pipeline, m regress.Model) ([]byte, error) {
 	return json.Marshal(modelBlob{Pipeline: p, Model: b})
 }
 
-// loadedModel is a saved model ready to predict.
+func encodeClassifier(p pipeline, m classify.Model, classes []string) ([]byte, error) {
+	b, err := m.MarshalBinary()
+	if err != nil {
+		return nil, fmt.Errorf("serialise model: %w", err)
+	}
+	return json.Marshal(modelBlob{Pipeline: p, Model: b, Classes: classes})
+}
+
+// loadedModel is a saved model ready to predict: a regression model, or a
+// classifier with its classes.
 type loadedModel struct {
-	pipeline pipeline
-	model    regress.Model
+	pipeline   pipeline
+	model      regress.Model
+	classifier classify.Model
+	classes    []string
 }
 
 func decodeModel(blob []byte) (*loadedModel, error) {
 	var mb modelBlob
 	if err := json.Unmarshal(blob, &mb); err != nil {
 		return nil, fmt.Errorf("decode model: %w", err)
+	}
+	if len(mb.Classes) > 0 {
+		m, err := classify.Unmarshal(mb.Model)
+		if err != nil {
+			return nil, err
+		}
+		if m.Classes() != len(mb.Classes) {
+			return nil, fmt.Errorf("decode model: %d classes, the classifier has %d", len(mb.Classes), m.Classes())
+		}
+		return &loadedModel{pipeline: mb.Pipeline, classifier: m, classes: mb.Classes}, nil
 	}
 	m, err := regress.Unmarshal(mb.Model)
 	if err != nil {

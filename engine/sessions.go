@@ -177,10 +177,14 @@ func (e *Engine) planSession(ctx context.Context, req SessionRequest) (Session, 
 	if req.Type == SessionModel {
 		switch domain {
 		case DomainRegression:
+		case DomainClassification:
+			if _, err := parseBool(req.ExtraParameters, "balance", true); err != nil {
+				add("balance", err.Error())
+			}
 		case "":
 			add("predictionDomain", "The predictionDomain field is required: regression, classification or anomalies.")
-		case DomainClassification, DomainAnomalies:
-			add("predictionDomain", fmt.Sprintf("Value '%s' for predictionDomain is not available on this server yet; regression is.", req.PredictionDomain))
+		case DomainAnomalies:
+			add("predictionDomain", fmt.Sprintf("Value '%s' for predictionDomain is not available on this server yet; regression and classification are.", req.PredictionDomain))
 		default:
 			add("predictionDomain", fmt.Sprintf("Value '%s' for predictionDomain must be regression, classification or anomalies.", req.PredictionDomain))
 		}
@@ -272,8 +276,15 @@ func (e *Engine) planSession(ctx context.Context, req SessionRequest) (Session, 
 		}
 		return s, sessionRecord{Request: req, View: isView, Window: window}, nil
 	}
+	s.Extra = sessionExtra(s, req)
+	if s.Domain == DomainClassification {
+		s.PredictionIntervals = []string{}
+	}
 	if s.Name == "" {
 		s.Name = "Regression on " + src
+		if s.Domain == DomainClassification {
+			s.Name = "Classification on " + src
+		}
 	}
 	if err := e.checkModelData(ctx, &s); err != nil {
 		return Session{}, sessionRecord{}, err
@@ -372,7 +383,13 @@ const minModelRows = 20
 func (e *Engine) checkModelData(ctx context.Context, s *Session) error {
 	ti := columnIndex(s.Columns, s.TargetColumn)
 	t := s.Columns[ti]
-	if t.DataType != columnar.Numeric && t.DataType != columnar.NumericMeasure {
+	kind := s.Domain
+	switch {
+	case s.Domain == DomainClassification && t.DataType != columnar.Date && t.DataType != columnar.Text:
+		// Any label type: string, numeric or logical (MODELLING §7.1).
+	case s.Domain == DomainClassification:
+		return MetadataError(map[string][]string{t.Name: {fmt.Sprintf("The target of a classification must hold labels (string, numeric or logical); %s is %s.", t.Name, t.DataType)}})
+	case t.DataType != columnar.Numeric && t.DataType != columnar.NumericMeasure:
 		return MetadataError(map[string][]string{t.Name: {fmt.Sprintf("The target of a regression must be numeric; %s is %s.", t.Name, t.DataType)}})
 	}
 	features := 0
@@ -382,14 +399,14 @@ func (e *Engine) checkModelData(ctx context.Context, s *Session) error {
 		}
 	}
 	if features == 0 {
-		return MetadataError(map[string][]string{t.Name: {"A regression needs at least one feature column besides the target."}})
+		return MetadataError(map[string][]string{t.Name: {fmt.Sprintf("A %s needs at least one feature column besides the target.", kind)}})
 	}
 	n, err := e.countTargetRows(ctx, s.DataSourceName, s.sourceIsView, t.Name)
 	if err != nil {
 		return err
 	}
 	if n < minModelRows {
-		return &Error{Kind: Invalid, Msg: fmt.Sprintf("The data source has %d rows with a value for %s; a regression needs at least %d.", n, t.Name, minModelRows),
+		return &Error{Kind: Invalid, Msg: fmt.Sprintf("The data source has %d rows with a value for %s; a %s needs at least %d.", n, t.Name, kind, minModelRows),
 			Details: map[string]any{"dataSourceName": []string{fmt.Sprintf("%d rows with a target value; at least %d are needed", n, minModelRows)}}}
 	}
 	return nil
