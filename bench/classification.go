@@ -458,6 +458,9 @@ func RunClassification(ctx context.Context, cfg Config) ([]Result, error) {
 		if s.rep, err = classReport(ctx, cfg, s, scratch); err != nil {
 			return results, err
 		}
+		if la := s.rep.LoadAvg; len(la) == 2 && len(la[0]) > 0 && len(la[1]) > 0 {
+			fmt.Fprintf(cfg.Progress, "sklearn: %s: load average %.2f before the fits, %.2f after, on %d CPUs\n", name, la[0][0], la[1][0], s.rep.CPUs)
+		}
 		for _, m := range s.rep.Models {
 			fmt.Fprintf(cfg.Progress, "sklearn: %-14s %-20s mean macro-F1 %.4f  fits %8.3fs  (%s)\n", name, m.Key, m.MeanF1(), sum(m.FitSeconds), m.Estimator)
 		}
