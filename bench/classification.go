@@ -250,8 +250,11 @@ func ParseClassReport(r io.Reader) (*ClassReport, error) {
 }
 
 // Best returns the model with the highest mean macro-F1 over the folds,
-// the first listed among equals.
+// the first listed among equals; the zero ClassModel when there is none.
 func (r *ClassReport) Best() ClassModel {
+	if len(r.Models) == 0 {
+		return ClassModel{}
+	}
 	return slices.MaxFunc(r.Models, func(a, b ClassModel) int { return cmp.Compare(a.MeanF1(), b.MeanF1()) })
 }
 
@@ -260,8 +263,17 @@ func (r *ClassReport) Best() ClassModel {
 // time and test macro-F1) for every model, then
 // Classification/SET/contest/impl=sklearn, whose time is the sum of the
 // models' fit times on the fold and whose macro-F1 is that of the best
-// model ([ClassReport.Best], chosen knowing every test fold).
+// model ([ClassReport.Best], chosen knowing every test fold). A report
+// [ParseClassReport] did not accept gives nil.
 func (r *ClassReport) Results(set string) []Result {
+	for _, m := range r.Models {
+		if len(m.MacroF1) != len(r.Folds) || len(m.FitSeconds) != len(r.Folds) {
+			return nil
+		}
+	}
+	if len(r.Models) == 0 {
+		return nil
+	}
 	best := r.Best()
 	w := "Classification/" + set
 	var out []Result
@@ -785,8 +797,8 @@ func classificationPredict(ctx context.Context, cfg Config, c *Client, d *classT
 // accuracy of the predicted classes against truth. A missing column, an
 // unreadable score or an unknown predicted class is an error.
 func checkClassScores(n int, get func(i int, col string) (string, bool), target string, classes, truth []string) (bad int, accuracy float64, err error) {
-	if n == 0 || len(truth) != n {
-		return 0, 0, fmt.Errorf("bench: %d predicted rows for %d", n, len(truth))
+	if n == 0 || len(truth) != n || len(classes) == 0 {
+		return 0, 0, fmt.Errorf("bench: %d predicted rows for %d, %d classes", n, len(truth), len(classes))
 	}
 	cols := make([]string, len(classes))
 	for k, c := range classes {

@@ -341,3 +341,52 @@ func TestClassificationEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseClassReport: any document is a report or an error, never a
+// panic, and an accepted one gives a result per model and fold.
+func FuzzParseClassReport(f *testing.F) {
+	b, err := os.ReadFile(smallClass)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte(`{"rows":3,"columns":["x","y"],"target":"y","classes":["a","b"],"folds":[{"test":[0]}],"models":[{"key":"k","macroF1":[0.5],"fitSeconds":[1]}]}`))
+	f.Add([]byte(`{"models":[{}]}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		rep, err := bench.ParseClassReport(bytes.NewReader(doc))
+		if err != nil {
+			return
+		}
+		rep.Best()
+		if got := len(rep.Results("s")); got != len(rep.Folds)*(len(rep.Models)+1) {
+			t.Errorf("Results gave %d results for %d folds of %d models", got, len(rep.Folds), len(rep.Models))
+		}
+	})
+}
+
+// FuzzStratifiedFolds: any labels give folds that cover every row once per
+// repeat, or an error, never a panic.
+func FuzzStratifiedFolds(f *testing.F) {
+	f.Add("aaaaabbbbb", uint8(5), uint8(2), uint64(1))
+	f.Add("ab", uint8(2), uint8(1), uint64(0))
+	f.Add("", uint8(0), uint8(0), uint64(7))
+	f.Fuzz(func(t *testing.T, labels string, splits, repeats uint8, seed uint64) {
+		ls := strings.Split(labels, "")
+		folds, err := bench.StratifiedFolds(ls, int(splits%12), int(repeats%4), seed)
+		if err != nil {
+			return
+		}
+		seen := make([]int, len(ls))
+		for _, f := range folds {
+			for _, i := range f {
+				seen[i]++
+			}
+		}
+		for i, n := range seen {
+			if n != int(repeats%4) {
+				t.Fatalf("row %d in %d test folds, want %d", i, n, repeats%4)
+			}
+		}
+	})
+}
