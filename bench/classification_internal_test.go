@@ -183,3 +183,16 @@ func TestPythonEnv(t *testing.T) {
 		t.Errorf("pythonEnv = %q, want the caller's OMP_NUM_THREADS kept", got)
 	}
 }
+
+func TestClassReportNoPython(t *testing.T) {
+	d, err := loadClassTable(classDataDir, "iris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	folds, _ := StratifiedFolds(d.labels, ClassificationSplits, 1, 1)
+	dir := t.TempDir()
+	cfg := Config{Python: filepath.Join(dir, "no-python"), Classification: ClassificationConfig{Data: classDataDir}}.withDefaults()
+	if _, err := classReport(t.Context(), cfg, classSet{data: d, folds: folds}, dir); err == nil || !strings.Contains(err.Error(), "python3-sklearn") {
+		t.Errorf("classReport without Python = %v, want an error naming python3-sklearn", err)
+	}
+}
