@@ -31,6 +31,11 @@ const (
 	// server, but R's side takes minutes, so it runs only when asked for:
 	// it is not in [Workloads].
 	WorkloadForecast = "forecast"
+	// WorkloadClassification is the classification contest against
+	// scikit-learn on iris, wine and breast_cancer and the predict
+	// throughput with class scores (Classification/…; see
+	// [RunClassification]). It runs only when asked for.
+	WorkloadClassification = "classification"
 )
 
 // Workloads lists every workload in the order [Run] runs them.
@@ -38,7 +43,7 @@ var Workloads = []string{WorkloadImport, WorkloadImportURL, WorkloadStats, Workl
 
 // AllWorkloads is [Workloads] and the workloads that run only when named
 // ([WorkloadReads], [WorkloadForecast]), in the order [Run] runs them.
-var AllWorkloads = append(slices.Clone(Workloads), WorkloadReads, WorkloadForecast)
+var AllWorkloads = append(slices.Clone(Workloads), WorkloadReads, WorkloadForecast, WorkloadClassification)
 
 // Config describes one benchmark session. The zero value of each field
 // means the documented default; Vatic and Dir are required.
@@ -141,6 +146,10 @@ type Config struct {
 	// ForecasterName labels Forecaster in the report; default
 	// [SeasonalNaiveLabel] for the default Forecaster.
 	ForecasterName string
+	// Classification configures the classification workload; Python
+	// runs its scikit-learn side (classification.py, embedded) and Seed
+	// makes its folds.
+	Classification ClassificationConfig
 	// Progress receives one line per step, for a human watching; nil discards.
 	Progress io.Writer
 }
@@ -191,6 +200,7 @@ func (c Config) withDefaults() Config {
 	if c.ForecasterName == "" {
 		c.ForecasterName = "unnamed Forecaster"
 	}
+	c.Classification = c.Classification.withDefaults()
 	if c.Progress == nil {
 		c.Progress = io.Discard
 	}
@@ -236,6 +246,7 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("bench: unknown forecast series %q (known: %s)", name, strings.Join(ForecastSeriesNames(), ",")))
 		}
 	}
+	errs = append(errs, c.Classification.validate())
 	if c.BaseURL != "" && !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
 		errs = append(errs, fmt.Errorf("bench: BaseURL %q is not an http(s) URL", c.BaseURL))
 	}

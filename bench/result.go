@@ -68,9 +68,9 @@ func WriteHeader(w io.Writer, rows int, seed int64) error {
 	}
 	_, err = fmt.Fprintf(w, "rows: %d\nseed: %d\nUnit %s better=higher\n", rows, seed, UnitRowsPerSec)
 	if err == nil {
-		_, err = fmt.Fprintf(w, "Unit %s better=higher\n", UnitReqPerSec)
+		_, err = fmt.Fprintf(w, "Unit %s better=higher\nUnit %s better=higher\n", UnitReqPerSec, UnitMacroF1)
 	}
-	for _, u := range []string{UnitRSSGrowth, UnitRMSE, UnitClientNs, UnitPeakRSS, UnitMaxLatency, UnitBusy, UnitP50Ns, UnitP99Ns, UnitMASE} {
+	for _, u := range []string{UnitRSSGrowth, UnitRMSE, UnitClientNs, UnitPeakRSS, UnitMaxLatency, UnitBusy, UnitP50Ns, UnitP99Ns, UnitMASE, UnitBadScores} {
 		if err == nil {
 			_, err = fmt.Fprintf(w, "Unit %s better=lower\n", u)
 		}
@@ -216,6 +216,7 @@ func Checks(results []Result) []Check {
 	}
 	out = append(out, regressionChecks(results)...)
 	out = append(out, readsChecks(results)...)
+	out = append(out, classificationChecks(results)...)
 	return append(out, forecastChecks(results)...)
 }
 

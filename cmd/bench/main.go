@@ -4,7 +4,7 @@
 //
 // Usage, from the repository root after make build:
 //
-//	go run ./cmd/bench [-rows 2000000] [-runs 3] [-workloads import,importurl,stats,csv,view,regression,reads,forecast] [-out bench.txt]
+//	go run ./cmd/bench [-rows 2000000] [-runs 3] [-workloads import,importurl,stats,csv,view,regression,reads,forecast,classification] [-out bench.txt]
 //
 // Every flag has an environment twin, VATIC_BENCH_ plus the flag name in
 // upper snake case (VATIC_BENCH_ROWS); the command line wins.
@@ -58,13 +58,13 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		runs      = fs.Int("runs", 3, "runs per workload; the summary uses medians")
 		seed      = fs.Int64("seed", 1, "seed of the generated CSV file")
 		dir       = fs.String("dir", "bench/.data", "directory for the generated files (reused) and scratch data (removed)")
-		workloads = fs.String("workloads", strings.Join(bench.Workloads, ","), "comma-separated workloads: import (plain and gzip), importurl (plain and gzip), stats, csv, view, regression; also reads (the read-path load test) and forecast (forecast accuracy and speed against R), only when named")
+		workloads = fs.String("workloads", strings.Join(bench.Workloads, ","), "comma-separated workloads: import (plain and gzip), importurl (plain and gzip), stats, csv, view, regression; also reads (the read-path load test), forecast (forecast accuracy and speed against R) and classification (contests on iris, wine and breast_cancer against scikit-learn), only when named")
 		out       = fs.String("out", "", "also write the report to this file")
 		baseURL   = fs.String("url", "", "measure the already running server at this API base (http://host:port/v1) instead of starting one; no RSS figures")
 		apiKey    = fs.String("api-key", "", "api-key for -url")
 		serveArgs = fs.String("serve-args", "", "extra space-separated arguments for vatic serve")
 		friedman  = fs.String("friedman", "stats/regress/testdata/friedman1.csv", "CSV file of the regression contest (target last)")
-		python    = fs.String("python", "/usr/bin/python3", "Python with numpy and scikit-learn for the regression workload's reference side")
+		python    = fs.String("python", "/usr/bin/python3", "Python with numpy and scikit-learn for the regression and classification workloads' reference side")
 		sklearn   = fs.String("sklearn-json", "", "read the scikit-learn side from this saved output of bench/regression.py instead of running Python")
 		predRows  = fs.Int("predict-rows", 100_000, "rows (20 features) the regression workload's linear champion predicts in one request")
 		linRows   = fs.Int("linear-train-rows", 10_000, "rows of that linear dataset the contest trains on (at most -predict-rows)")
@@ -78,6 +78,10 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		rscript   = fs.String("rscript", "Rscript", "Rscript with the forecast (8.20) and jsonlite packages for the forecast workload's reference side; when missing, that side is skipped")
 		fcRJSON   = fs.String("forecast-r-json", "", "read R's side of the forecast workload from this saved output of bench/forecast.R instead of running R")
 		fcRRep    = fs.Int("forecast-r-repeats", 3, "times forecast.R times each R fit (median reported; a fit over 5 s runs once)")
+		clData    = fs.String("classification-data", "stats/classify/testdata", "directory of the classification workload's CSV sets (<set>.csv, target last)")
+		clSets    = fs.String("classification-sets", strings.Join(bench.ClassificationSets, ","), "comma-separated sets of the classification workload")
+		clRepeats = fs.Int("classification-repeats", 5, "repeats of the classification workload's stratified 5-fold cross-validation")
+		clPredict = fs.Int("classification-predict-rows", 100_000, "rows (resampled from breast_cancer with noise) the classification champion predicts with class scores in one request")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: bench [flags]\n\nEach flag also reads the environment variable %s<FLAG> (upper snake case).\n\n", envPrefix)
@@ -124,6 +128,12 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 			only = append(only, name)
 		}
 	}
+	var sets []string
+	for _, name := range strings.Split(*clSets, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			sets = append(sets, name)
+		}
+	}
 	cfg := bench.Config{
 		BaseURL:          *baseURL,
 		APIKey:           *apiKey,
@@ -151,7 +161,10 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		ForecastRRepeats: *fcRRep,
 		Forecaster:       bench.ContestForecaster,
 		ForecasterName:   bench.ContestLabel,
-		Progress:         stderr,
+		Classification: bench.ClassificationConfig{
+			Data: *clData, Sets: sets, Repeats: *clRepeats, PredictRows: *clPredict,
+		},
+		Progress: stderr,
 	}
 	if err := cfg.Validate(); err != nil {
 		return err

@@ -39,6 +39,10 @@ func TestRunFlags(t *testing.T) {
 	}
 	f([]string{"-vatic", exe, "-predict-rows", "5"}, noEnv, "PredictRows = 5")
 	f([]string{"-vatic", exe, "-linear-train-rows", "-1"}, noEnv, "LinearTrainRows = -1")
+	// So do the classification workload's.
+	f([]string{"-vatic", exe, "-classification-repeats", "-1"}, noEnv, "Classification.Repeats = -1")
+	f([]string{"-vatic", exe, "-classification-predict-rows", "5"}, noEnv, "Classification.PredictRows = 5")
+	f([]string{"-vatic", exe, "-classification-sets", "iris,../wine"}, noEnv, `classification set "../wine"`)
 
 	if err := run(t.Context(), []string{"-h"}, noEnv, io.Discard, io.Discard); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("run(-h) = %v, want flag.ErrHelp", err)
