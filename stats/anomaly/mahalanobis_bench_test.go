@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/vaticml/vatic/stats/anomaly"
-	"gonum.org/v1/gonum/mat"
 )
 
 // benchCols returns n rows of d correlated columns from a fixed seed:
@@ -72,5 +71,3 @@ func BenchmarkCovariance(b *testing.B) {
 		})
 	}
 }
-
-var _ = mat.NewDense
