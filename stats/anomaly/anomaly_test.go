@@ -283,3 +283,44 @@ func FuzzUnmarshal(f *testing.F) {
 		m.Score(mat.NewDense(1, c, row), make([]float64, 1))
 	})
 }
+
+// TestUnmarshalCorrupt runs what FuzzUnmarshal checks over systematic
+// corruptions of valid encodings (every truncation of the first 200
+// bytes, byte flips at every header position and at 500 random
+// positions), so the property holds without the fuzzing engine.
+func TestUnmarshalCorrupt(t *testing.T) {
+	x := mat.NewDense(12, 2, []float64{0, 1, 1, 3, 2, 2, 3, 5, 4, 4, 5, 7, 6, 5, 7, 9, 8, 7, 9, 8, 10, 12, 30, -4})
+	rng := rand.New(rand.NewPCG(3, 3))
+	try := func(b []byte) {
+		m, err := anomaly.Unmarshal(b)
+		if err != nil {
+			return
+		}
+		row := make([]float64, m.Columns())
+		m.Score(mat.NewDense(1, m.Columns(), row), make([]float64, 1))
+	}
+	for _, a := range anomaly.Algorithms() {
+		m, err := a.Fit(x, anomaly.Options{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := m.MarshalBinary()
+		for i := range min(len(b), 200) {
+			try(b[:i])
+		}
+		pos := make([]int, 0, 600)
+		for i := range min(len(b), 100) {
+			pos = append(pos, i)
+		}
+		for range 500 {
+			pos = append(pos, rng.IntN(len(b)))
+		}
+		for _, i := range pos {
+			for _, v := range []byte{0, 1, 0x7f, 0xff, b[i] ^ 0x80} {
+				c := slices.Clone(b)
+				c[i] = v
+				try(c)
+			}
+		}
+	}
+}
