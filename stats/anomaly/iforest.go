@@ -1,0 +1,261 @@
+package anomaly
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/vaticml/vatic/stats"
+	"github.com/vaticml/vatic/stats/internal/tree"
+	"gonum.org/v1/gonum/mat"
+)
+
+const (
+	forestKey = "isolation_forest_anomalies"
+	// forestTrees and forestSample are scikit-learn's IsolationForest
+	// defaults (n_estimators=100, max_samples="auto"), MODELLING §8.1.
+	forestTrees  = 100
+	forestSample = 256
+	// constantSpan is scikit-learn's FEATURE_THRESHOLD: a feature whose
+	// range in a node is at most this is constant there and not split.
+	constantSpan = 1e-7
+)
+
+// IsolationForest is Liu, Ting and Zhou's Isolation Forest (ICDM 2008,
+// "Isolation Forest"), with scikit-learn's IsolationForest semantics
+// (MODELLING §8.1): 100 trees, each grown on ψ = min(256, n) rows drawn
+// without replacement; at each node a feature is drawn uniformly among
+// those not constant in the node (range > 1e-7) and a threshold uniformly
+// in its range; a node is a leaf at depth ⌈log₂ ψ⌉, with one row, or when
+// every feature is constant. A row's path length in a tree is the depth
+// of its leaf plus c(m) for the m training rows the leaf holds, c(m) =
+// 2(ln(m−1) + γ) − 2(m−1)/m (c(2) = 1, c(1) = 0), and its raw score is
+// −s(x) = −2^(−E[h(x)]/c(ψ)) (scikit-learn's score_samples). Tree i draws
+// from stats.Rand(seed, "isolation_forest_anomalies/tree<i>"), so the
+// forest does not depend on how many workers grow it.
+type IsolationForest struct{}
+
+// Key returns "isolation_forest_anomalies".
+func (IsolationForest) Key() string { return forestKey }
+
+// Name returns "Isolation Forest Outlier Detection" (the recorded name).
+func (IsolationForest) Name() string { return "Isolation Forest Outlier Detection" }
+
+// Fit grows the forest on every row of x with up to opt.Workers
+// goroutines and sets the offset from the training scores (Threshold).
+// It returns ErrTooFewRows below two rows, ErrIdentical when every row is
+// the same and ErrNotFinite on NaN or infinite values.
+func (IsolationForest) Fit(x *mat.Dense, opt Options) (Model, error) {
+	if err := checkFit(x); err != nil {
+		return nil, err
+	}
+	n, d := x.Dims()
+	psi := min(forestSample, n)
+	cols := tree.Columns(x)
+	m := &forestModel{d: d, psi: psi, trees: make([][]tree.Node, forestTrees)}
+	parallel(forestTrees, 1, opt.workers(), func(t, _, _ int) {
+		rng := stats.Rand(opt.Seed, forestKey+"/tree"+strconv.Itoa(t))
+		g := grower{cols: cols, n: n, d: d, rng: rng, maxDepth: int(math.Ceil(math.Log2(float64(psi))))}
+		g.nodes = []tree.Node{{}}
+		g.grow(0, sample(rng, n, psi), 0)
+		m.trees[t] = g.nodes
+	})
+	raw := make([]float64, n)
+	m.raw(x, raw, opt.workers())
+	m.offset = Threshold(raw, opt.Clean)
+	for i := range raw {
+		raw[i] -= m.offset
+	}
+	m.flagged = Flagged(raw)
+	return m, nil
+}
+
+// sample draws k of 0..n−1 without replacement (Floyd's algorithm, so the
+// cost follows k, not n).
+func sample(rng *rand.Rand, n, k int) []int {
+	seen := make(map[int]struct{}, k)
+	out := make([]int, 0, k)
+	for j := n - k; j < n; j++ {
+		t := rng.IntN(j + 1)
+		if _, ok := seen[t]; ok {
+			t = j
+		}
+		seen[t] = struct{}{}
+		out = append(out, t)
+	}
+	return out
+}
+
+// grower builds one isolation tree into nodes, children right after one
+// another (tree.Node's layout).
+type grower struct {
+	cols     []float64 // column-major training rows
+	n, d     int
+	rng      *rand.Rand
+	maxDepth int
+	nodes    []tree.Node
+	feats    []int
+}
+
+// grow builds the subtree of rows at depth into node slot; its
+// children are appended as a pair after every existing node.
+func (g *grower) grow(slot int32, rows []int, depth int) {
+	g.nodes[slot] = tree.Node{Feat: -1, V: float64(depth) + pathC(len(rows))}
+	if len(rows) < 2 || depth >= g.maxDepth {
+		return
+	}
+	// Draw features without replacement until one varies in the node, as
+	// scikit-learn's random splitter does.
+	if g.feats == nil {
+		g.feats = make([]int, g.d)
+	}
+	for j := range g.feats {
+		g.feats[j] = j
+	}
+	for left := g.d; left > 0; left-- {
+		k := g.rng.IntN(left)
+		f := g.feats[k]
+		g.feats[k], g.feats[left-1] = g.feats[left-1], f
+		col := g.cols[f*g.n : (f+1)*g.n]
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, r := range rows {
+			lo, hi = min(lo, col[r]), max(hi, col[r])
+		}
+		if hi <= lo+constantSpan {
+			continue
+		}
+		thr := lo + g.rng.Float64()*(hi-lo)
+		if thr >= hi {
+			thr = lo
+		}
+		// Partition rows in place: x ≤ thr to the left.
+		i := 0
+		for j, r := range rows {
+			if col[r] <= thr {
+				rows[i], rows[j] = rows[j], rows[i]
+				i++
+			}
+		}
+		l := int32(len(g.nodes))
+		g.nodes = append(g.nodes, tree.Node{}, tree.Node{})
+		g.nodes[slot] = tree.Node{Feat: int32(f), V: thr, Left: l}
+		g.grow(l, rows[:i], depth+1)
+		g.grow(l+1, rows[i:], depth+1)
+		return
+	}
+}
+
+// pathC is c(m), the average path length of an unsuccessful search in a
+// binary search tree of m keys, with the harmonic number approximated by
+// ln + γ exactly as scikit-learn's _average_path_length.
+func pathC(m int) float64 {
+	switch {
+	case m <= 1:
+		return 0
+	case m == 2:
+		return 1
+	}
+	f := float64(m)
+	return 2*(math.Log(f-1)+0.5772156649015329) - 2*(f-1)/f
+}
+
+// forestModel is a fitted isolation forest; immutable, safe for
+// concurrent use.
+type forestModel struct {
+	d, psi  int
+	trees   [][]tree.Node
+	offset  float64
+	flagged float64
+}
+
+func (m *forestModel) Key() string               { return forestKey }
+func (m *forestModel) Columns() int              { return m.d }
+func (m *forestModel) Offset() float64           { return m.offset }
+func (m *forestModel) PercentAnomalies() float64 { return m.flagged }
+
+// Score writes −s(x) − offset for each row of x.
+func (m *forestModel) Score(x mat.Matrix, dst []float64) {
+	r := checkScore(x, m.d, dst)
+	m.raw(x, dst[:r], 1)
+	for i := range r {
+		dst[i] -= m.offset
+	}
+}
+
+// raw writes −s(x) for each row of x with up to workers goroutines.
+func (m *forestModel) raw(x mat.Matrix, dst []float64, workers int) {
+	r, _ := x.Dims()
+	norm := 1 / (pathC(m.psi) * float64(len(m.trees)))
+	parallel(r, 4096, workers, func(_, lo, hi int) {
+		var sub mat.Matrix = x
+		if d, ok := x.(*mat.Dense); ok {
+			sub = d.Slice(lo, hi, 0, m.d)
+		} else {
+			sub = rowsView{x, lo, hi}
+		}
+		tree.Blocks(sub, m.d, func(b int, rows []float64) {
+			for i := range len(rows) / m.d {
+				row := rows[i*m.d : (i+1)*m.d]
+				var h float64
+				for _, t := range m.trees {
+					h += tree.Leaf(t, row)
+				}
+				dst[lo+b+i] = -math.Exp2(-h * norm)
+			}
+		})
+	})
+}
+
+// rowsView is rows [lo, hi) of a matrix that is not a *mat.Dense.
+type rowsView struct {
+	x      mat.Matrix
+	lo, hi int
+}
+
+func (v rowsView) Dims() (int, int)    { _, c := v.x.Dims(); return v.hi - v.lo, c }
+func (v rowsView) At(i, j int) float64 { return v.x.At(v.lo+i, j) }
+func (v rowsView) T() mat.Matrix       { return mat.Transpose{Matrix: v} }
+
+// forestVersion is the first payload byte; bump it when the layout
+// changes.
+const forestVersion = 1
+
+// MarshalBinary writes version, d, ψ, offset, the flagged share and the
+// flat trees (a leaf's value is its depth plus c(m)).
+func (m *forestModel) MarshalBinary() ([]byte, error) {
+	w := tree.Writer{B: []byte{forestVersion}}
+	w.U32(m.d)
+	w.U32(m.psi)
+	w.F64(m.offset)
+	w.F64(m.flagged)
+	w.Trees(m.trees)
+	return frame(forestKey, w.B), nil
+}
+
+func unmarshalForest(b []byte) (Model, error) {
+	if len(b) < 1 || b[0] != forestVersion {
+		return nil, fmt.Errorf("anomaly: isolation forest payload version: %w", tree.ErrBytes)
+	}
+	r := tree.Reader{B: b[1:]}
+	m := &forestModel{d: r.U32(), psi: r.U32(), offset: r.F64(), flagged: r.F64()}
+	if r.Err != nil || m.d < 1 || m.d > 1<<20 || m.psi < 2 || m.psi > forestSample ||
+		math.IsNaN(m.offset) || math.IsInf(m.offset, 0) || !(m.flagged >= 0 && m.flagged <= 1) {
+		return nil, fmt.Errorf("anomaly: isolation forest header: %w", tree.ErrBytes)
+	}
+	m.trees = r.Trees(m.d)
+	if err := r.Done(); err != nil {
+		return nil, fmt.Errorf("anomaly: isolation forest: %w", err)
+	}
+	if len(m.trees) == 0 {
+		return nil, fmt.Errorf("anomaly: isolation forest without trees: %w", tree.ErrBytes)
+	}
+	for _, t := range m.trees {
+		for _, nd := range t {
+			if math.IsNaN(nd.V) || math.IsInf(nd.V, 0) {
+				return nil, fmt.Errorf("anomaly: isolation forest node value: %w", tree.ErrBytes)
+			}
+		}
+	}
+	return m, nil
+}
