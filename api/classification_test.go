@@ -353,5 +353,9 @@ func goldenRows(t *testing.T, name string, body []byte) {
 			lines[i] = countValue.ReplaceAllString(l, `${1}0$2`)
 		}
 	}
-	goldenSession(t, name, []byte(strings.Join(lines, "\n")))
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, []byte(strings.Join(lines, "\n"))); err != nil {
+		t.Fatalf("golden %s: %v", name, err)
+	}
+	goldenSession(t, name, compact.Bytes())
 }

@@ -3,7 +3,6 @@ package api
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -376,9 +375,7 @@ func (s *Server) outliers(w http.ResponseWriter, r *http.Request, p httprouter.P
 
 // The handlers below answer results that only completed sessions of one
 // domain have (REFERENCE §6.11–§6.14): the engine answers 404 with
-// itemType session for every other session. Anomalies sessions are still
-// refused at creation; the issue that admits them replaces
-// errResultNotBuilt in their handlers with the result.
+// itemType session for every other session.
 
 // confusionMatrix answers GET /sessions/{id}/results/confusionmatrix
 // (REFERENCE §6.11): completed classification sessions only; the
@@ -430,30 +427,39 @@ func (s *Server) classScores(w http.ResponseWriter, r *http.Request, p httproute
 }
 
 // anomalyScores answers GET /sessions/{id}/results/anomalyscores
-// (REFERENCE §6.13): completed anomalies sessions only.
+// (REFERENCE §6.13): completed anomalies sessions only; the session's
+// fields, metrics and a page of every row with its anomaly score.
 func (s *Server) anomalyScores(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	if _, err := s.engine.ResultSession(r.Context(), p.ByName("id"), engine.ResultAnomalyScores); err != nil {
-		return err
-	}
-	return errResultNotBuilt(engine.ResultAnomalyScores)
+	return s.anomalyRows(w, r, p, false)
 }
 
 // mahalanobisDistances answers GET
 // /sessions/{id}/results/mahalanobisdistances (REFERENCE §6.14):
-// completed anomalies sessions only.
+// completed anomalies sessions only; every row with anomaly and
+// mahalanobis_distance.
 func (s *Server) mahalanobisDistances(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	if _, err := s.engine.ResultSession(r.Context(), p.ByName("id"), engine.ResultMahalanobisDistances); err != nil {
-		return err
-	}
-	return errResultNotBuilt(engine.ResultMahalanobisDistances)
+	return s.anomalyRows(w, r, p, true)
 }
 
-// errResultNotBuilt is a result that a session has but that this server
-// does not compute yet: an internal error (500, logged), so that admitting
-// a domain before building its results fails loudly rather than answering
-// an empty 200.
-func errResultNotBuilt(k engine.ResultKind) error {
-	return fmt.Errorf("api: the %s result is not built yet", k)
+// anomalyRows answers the two anomaly results, as JSON or CSV.
+func (s *Server) anomalyRows(w http.ResponseWriter, r *http.Request, p httprouter.Params, distances bool) error {
+	q := params(r.URL.Query())
+	pg, size, err := q.paging()
+	if err != nil {
+		return err
+	}
+	sess, rows, err := s.engine.SessionAnomalyScores(r.Context(), p.ByName("id"), distances, engine.Page{Page: pg, PageSize: size})
+	if err != nil {
+		return err
+	}
+	defer rows.Release()
+	metrics := metricsOf(sess)
+	return s.writeSessionRows(w, r, sess, rows, pg, size, nil, func(sj sessionJSON) any {
+		return struct {
+			Metrics map[string]float64 `json:"metrics"`
+			sessionJSON
+		}{metrics, sj}
+	})
 }
 
 // featureImportance answers GET /sessions/{id}/results/featureimportance

@@ -135,7 +135,7 @@ func (e *Engine) purgeSession(ctx context.Context, id string) error {
 
 // dropResults drops a session's tables in schema results.
 func (e *Engine) dropResults(ctx context.Context, id string) error {
-	for _, t := range []string{sqlgen.SnapshotTable(id), sqlgen.PredictionsTable(id), sqlgen.ForecastTable(id), sqlgen.ClassesTable(id), sqlgen.ClassScoresTable(id)} {
+	for _, t := range []string{sqlgen.SnapshotTable(id), sqlgen.PredictionsTable(id), sqlgen.ForecastTable(id), sqlgen.ClassesTable(id), sqlgen.ClassScoresTable(id), sqlgen.DistancesTable(id)} {
 		q, err := sqlgen.DropResults(t)
 		if err != nil {
 			return err
@@ -309,7 +309,7 @@ func scanSession(rows *sql.Rows) (Session, error) {
 	if (s.Type == SessionForecast || s.Type == SessionImpact) && s.Status == StatusCompleted {
 		s.PredictionIntervals = forecastIntervals()
 	}
-	if s.Domain == DomainClassification {
+	if s.Domain == DomainClassification || s.Domain == DomainAnomalies {
 		s.PredictionIntervals = []string{}
 	}
 	s.Extra = sessionExtra(s, rec.Request)

@@ -69,9 +69,13 @@ func parseBool(extra map[string]string, key string, def bool) (v, ok bool) {
 // §2.3): {"event": …} for impact, {"balance": …} for classification (the
 // effective value), {} otherwise.
 func sessionExtra(s Session, req SessionRequest) []ExtraParam {
-	if s.Domain == DomainClassification {
+	switch s.Domain {
+	case DomainClassification:
 		b, _ := parseBool(req.ExtraParameters, "balance", true)
 		return []ExtraParam{{Name: "balance", Value: b}}
+	case DomainAnomalies:
+		b, _ := parseBool(req.ExtraParameters, "containsAnomalies", true)
+		return []ExtraParam{{Name: "containsAnomalies", Value: b}}
 	}
 	return impactExtra(s)
 }

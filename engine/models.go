@@ -222,9 +222,10 @@ func (e *Engine) Predict(ctx context.Context, id string, req PredictRequest) (Pr
 		return Prediction{}, err
 	}
 	intervals := predictionIntervals()
-	if m.Domain == DomainClassification {
+	if m.Domain != DomainRegression {
 		intervals = []string{}
-	} else if req.IncludeClassScores {
+	}
+	if req.IncludeClassScores && m.Domain != DomainClassification {
 		return Prediction{}, Validation("includeClassScores", fmt.Sprintf("Class scores exist only for classification models; this model's prediction domain is %s.", m.Domain))
 	}
 	if err := CheckInterval(req.PredictionInterval, intervals); err != nil {
@@ -266,11 +267,17 @@ func (e *Engine) Predict(ctx context.Context, id string, req PredictRequest) (Pr
 	var pred []float64
 	var proba *mat.Dense
 	var classes []string
-	if lm.classifier != nil {
+	switch {
+	case lm.classifier != nil:
 		proba = mat.NewDense(len(rows), len(lm.classes), nil)
 		lm.classifier.Proba(x, proba)
 		classes = lm.classes
-	} else {
+	case lm.detector != nil:
+		// The anomaly score of each row (MODELLING §8.5), under the
+		// session's target name, anomaly.
+		pred = make([]float64, len(rows))
+		lm.detector.Score(x, pred)
+	default:
 		pred = make([]float64, len(rows))
 		lm.model.Predict(x, pred)
 	}

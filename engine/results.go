@@ -47,6 +47,10 @@ func (e *Engine) SessionResultsAt(ctx context.Context, id string, p Page, interv
 	if err != nil {
 		return s, nil, err
 	}
+	if s.Domain == DomainAnomalies {
+		rows, err := e.anomalyRows(ctx, s, champ, true, false, p)
+		return s, rows, err
+	}
 	rows, err := e.testRowsOf(ctx, s, champ, nil, p)
 	return s, rows, err
 }
@@ -328,6 +332,10 @@ func (e *Engine) ContestantRows(ctx context.Context, id, contestant string, p Pa
 		if !found {
 			return c.Session, Contestant{}, nil, NotFoundError("contestant", contestant)
 		}
+	}
+	if c.Session.Domain == DomainAnomalies {
+		rows, err := e.anomalyRows(ctx, c.Session, ct.ID, false, false, p)
+		return c.Session, ct, rows, err
 	}
 	rows, err := e.testRowsOf(ctx, c.Session, ct.ID, nil, p)
 	return c.Session, ct, rows, err

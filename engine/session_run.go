@@ -17,6 +17,7 @@ import (
 	"github.com/vaticml/vatic/columnar"
 	"github.com/vaticml/vatic/engine/sqlgen"
 	"github.com/vaticml/vatic/stats"
+	"github.com/vaticml/vatic/stats/anomaly"
 	"github.com/vaticml/vatic/stats/classify"
 	"github.com/vaticml/vatic/stats/contest"
 	"github.com/vaticml/vatic/stats/regress"
@@ -40,6 +41,8 @@ func (e *Engine) runSession(ctx context.Context, id string, progress func(int)) 
 		return e.runRegression(ctx, s, progress)
 	case DomainClassification:
 		return e.runClassification(ctx, s, progress)
+	case DomainAnomalies:
+		return e.runAnomalies(ctx, s, progress)
 	case string(SessionForecast):
 		return e.runForecast(ctx, s, progress)
 	case string(SessionImpact):
@@ -63,7 +66,8 @@ func (e *Engine) loadSessionData(ctx context.Context, s Session) (*sessionData, 
 	var snapCols []string
 	var used []columnar.Column
 	for _, c := range s.Columns {
-		if c.Role == columnar.RoleNone {
+		if c.Role == columnar.RoleNone || (s.Domain == DomainAnomalies && c.Role == columnar.RoleTarget) {
+			// An anomalies session's target is its score column, not data.
 			continue
 		}
 		snapCols = append(snapCols, c.Name)
@@ -99,6 +103,9 @@ func (e *Engine) loadSessionData(ctx context.Context, s Session) (*sessionData, 
 	}
 	markMissing(frame, s.MissingValues)
 	d := &sessionData{cols: used, frame: frame, target: columnIndex(used, s.TargetColumn)}
+	if d.target < 0 {
+		return d, nil
+	}
 	t := frame[d.target]
 	if t.isText() {
 		for i, ok := range t.OK {
@@ -558,6 +565,8 @@ type modelBlob struct {
 	Pipeline pipeline `json:"pipeline"`
 	Model    []byte   `json:"model"`
 	Classes  []string `json:"classes,omitempty"`
+	// Domain is set for an anomaly detector ("anomalies").
+	Domain string `json:"domain,omitempty"`
 }
 
 func encodeModel(p pipeline, m regress.Model) ([]byte, error) {
@@ -583,12 +592,20 @@ type loadedModel struct {
 	model      regress.Model
 	classifier classify.Model
 	classes    []string
+	detector   anomaly.Model
 }
 
 func decodeModel(blob []byte) (*loadedModel, error) {
 	var mb modelBlob
 	if err := json.Unmarshal(blob, &mb); err != nil {
 		return nil, fmt.Errorf("decode model: %w", err)
+	}
+	if mb.Domain == DomainAnomalies {
+		m, err := anomaly.Unmarshal(mb.Model)
+		if err != nil {
+			return nil, err
+		}
+		return &loadedModel{pipeline: mb.Pipeline, detector: m}, nil
 	}
 	if len(mb.Classes) > 0 {
 		m, err := classify.Unmarshal(mb.Model)

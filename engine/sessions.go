@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vaticml/vatic/columnar"
+	"github.com/vaticml/vatic/engine/sqlgen"
 )
 
 // More statuses of REFERENCE §1.8, used by sessions only.
@@ -181,10 +182,12 @@ func (e *Engine) planSession(ctx context.Context, req SessionRequest) (Session, 
 			if _, ok := parseBool(req.ExtraParameters, "balance", true); !ok {
 				add("balance", "Value for balance must be true or false")
 			}
+		case DomainAnomalies:
+			if _, ok := parseBool(req.ExtraParameters, "containsAnomalies", true); !ok {
+				add("containsAnomalies", "Value for containsAnomalies must be true or false")
+			}
 		case "":
 			add("predictionDomain", "The predictionDomain field is required: regression, classification or anomalies.")
-		case DomainAnomalies:
-			add("predictionDomain", fmt.Sprintf("Value '%s' for predictionDomain is not available on this server yet; regression and classification are.", req.PredictionDomain))
 		default:
 			add("predictionDomain", fmt.Sprintf("Value '%s' for predictionDomain must be regression, classification or anomalies.", req.PredictionDomain))
 		}
@@ -240,7 +243,14 @@ func (e *Engine) planSession(ctx context.Context, req SessionRequest) (Session, 
 	if err := applyOverrides(cols, req.Columns, "session's data source"); err != nil {
 		return Session{}, sessionRecord{}, err
 	}
-	target, err := chooseTarget(cols, req.TargetColumn)
+	var target string
+	var ignored string // an anomalies session's unused target
+	if domain == DomainAnomalies {
+		cols, ignored, err = anomalyColumns(cols, req.TargetColumn)
+		target = sqlgen.AnomalyColumn
+	} else {
+		target, err = chooseTarget(cols, req.TargetColumn)
+	}
 	if err != nil {
 		return Session{}, sessionRecord{}, err
 	}
@@ -277,14 +287,20 @@ func (e *Engine) planSession(ctx context.Context, req SessionRequest) (Session, 
 		return s, sessionRecord{Request: req, View: isView, Window: window}, nil
 	}
 	s.Extra = sessionExtra(s, req)
-	if s.Domain == DomainClassification {
+	if s.Domain != DomainRegression {
 		s.PredictionIntervals = []string{}
 	}
 	if s.Name == "" {
-		s.Name = "Regression on " + src
-		if s.Domain == DomainClassification {
-			s.Name = "Classification on " + src
+		s.Name = map[string]string{DomainRegression: "Regression on ", DomainClassification: "Classification on ", DomainAnomalies: "Anomalies on "}[s.Domain] + src
+	}
+	if ignored != "" {
+		s.Messages = append(s.Messages, ignoredTargetMessage(ignored))
+	}
+	if s.Domain == DomainAnomalies {
+		if err := checkAnomalyData(&s, rows); err != nil {
+			return Session{}, sessionRecord{}, err
 		}
+		return s, sessionRecord{Request: req, View: isView}, nil
 	}
 	if err := e.checkModelData(ctx, &s); err != nil {
 		return Session{}, sessionRecord{}, err

@@ -1,0 +1,336 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/vaticml/vatic/columnar"
+	"github.com/vaticml/vatic/engine/sqlgen"
+	"github.com/vaticml/vatic/stats/anomaly"
+	"github.com/vaticml/vatic/stats/contest"
+)
+
+// Anomalies model sessions (REFERENCE §6.3, §6.10, §6.13, §6.14, §8.3;
+// MODELLING §8). Where the reference is silent this server chooses:
+//
+//   - The session's target is the score column "anomaly" (numeric, role
+//     target, added to the columns); a data-source target, or a column the
+//     request named as target, is shown with role none and a warning says
+//     it is not used. A data-source column named "anomaly" is refused:
+//     its scores could not be told apart from the data.
+//   - Every row is a training row (no split, §8.1). Isolation Forest is
+//     the champion whenever it fits; robust Mahalanobis (FastMCD) is a
+//     second contestant with its own percentAnomalies.
+//   - /results holds the rows the champion flags (anomaly ≤ 0) with
+//     their columns, /results/anomalyscores every row, and
+//     /results/mahalanobisdistances every row with the classical D² of
+//     §8.3 (all rows' mean and sample covariance, pseudo-inverse when
+//     singular) over the encoded inputs.
+//   - The saved model is the champion as fitted (there is nothing to
+//     refit: it saw every row); predict adds `anomaly` per row.
+
+// anomalyWarning is the warning of an anomalies session whose data
+// source or request names a target (REFERENCE §6.3).
+const anomalyWarning = "Anomaly sessions do not use a target column; results are written to a column named 'anomaly'."
+
+// anomalyColumns prepares an anomalies session's columns: the requested
+// or data-source target gets role none (its name is returned, "" when
+// there is none) and the score column is added as the target.
+func anomalyColumns(cols []columnar.Column, requested string) ([]columnar.Column, string, error) {
+	if i := columnIndex(cols, sqlgen.AnomalyColumn); i >= 0 {
+		return nil, "", MetadataError(map[string][]string{cols[i].Name: {"An anomalies session writes its scores to a column named anomaly; rename this column of the data source."}})
+	}
+	ignored := ""
+	if requested != "" {
+		i := columnIndex(cols, requested)
+		if i < 0 {
+			return nil, "", MetadataError(map[string][]string{requested: {"Target column " + requested + " is not in the data source."}})
+		}
+		cols[i].Role, ignored = columnar.RoleNone, cols[i].Name
+	}
+	for i := range cols {
+		if cols[i].Role == columnar.RoleTarget {
+			cols[i].Role, ignored = columnar.RoleNone, cols[i].Name
+		}
+	}
+	return append(cols, columnar.Column{Name: sqlgen.AnomalyColumn, DataType: columnar.Numeric, Role: columnar.RoleTarget}), ignored, nil
+}
+
+// ignoredTargetMessage is the warning an anomalies session gets when a
+// target was named.
+func ignoredTargetMessage(string) Message { return Message{"warning", anomalyWarning} }
+
+// checkAnomalyData checks at creation what an anomalies session needs:
+// a feature column and minModelRows rows.
+func checkAnomalyData(s *Session, rows int64) error {
+	features := 0
+	for _, c := range s.Columns {
+		if c.Role != columnar.RoleTarget && isFeature(c) {
+			features++
+		}
+	}
+	if features == 0 {
+		return MetadataError(map[string][]string{"columns": {"An anomalies session needs at least one feature column (numeric, logical, string or date)."}})
+	}
+	if rows < minModelRows {
+		return &Error{Kind: Invalid, Msg: fmt.Sprintf("The data source has %d rows; an anomalies session needs at least %d.", rows, minModelRows),
+			Details: map[string]any{"dataSourceName": []string{fmt.Sprintf("%d rows; at least %d are needed", rows, minModelRows)}}}
+	}
+	return nil
+}
+
+// anomalyFit is a detector fitted on every row with its scores.
+type anomalyFit struct {
+	model  anomaly.Model
+	scores []float64
+}
+
+// anomalyDetectors is the anomaly line-up (anomaly.Algorithms).
+func (e *Engine) anomalyDetectors() []anomaly.Algorithm { return anomaly.Algorithms() }
+
+func (e *Engine) runAnomalies(ctx context.Context, s Session, progress func(int)) error {
+	d, err := e.loadSessionData(ctx, s)
+	if err != nil {
+		return err
+	}
+	n := d.frame[0].length()
+	rows := make([]int, n)
+	for i := range rows {
+		rows[i] = i
+	}
+	msgs := []Message{{"informational", fmt.Sprintf("%d observations were found in the dataset.", n)}}
+	msgs = append(msgs, textColumnWarnings(s)...)
+	if n < minModelRows {
+		return e.failWithMessages(ctx, s, msgs, &Error{Kind: Invalid, Msg: fmt.Sprintf("This data source has too few data points for reliable predictions to be made: %d rows, at least %d are needed.", n, minModelRows)})
+	}
+	pipe := fitPipeline(d.frame, d.cols, rows, s.MissingValues)
+	features, _ := pipe.Features()
+	if len(features) == 0 {
+		return e.failWithMessages(ctx, s, msgs, &Error{Kind: Invalid, Msg: "No feature column has a value in the data source."})
+	}
+	x, err := pipe.encode(d.frame, rows)
+	if err != nil {
+		return err
+	}
+	progress(10)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	seed := sessionSeed(s.ID)
+	workers := runtime.GOMAXPROCS(0)
+	opt := anomaly.Options{Seed: seed, Workers: workers, Clean: !extraBool(s.Extra, "containsAnomalies", true)}
+	algos := e.anomalyDetectors()
+	cands := make([]contest.Candidate[anomalyFit], len(algos))
+	for i, a := range algos {
+		cands[i] = contest.Func[anomalyFit]{K: a.Key(), F: func() (anomalyFit, error) {
+			m, err := a.Fit(x, opt)
+			if err != nil {
+				return anomalyFit{}, err
+			}
+			sc := make([]float64, n)
+			m.Score(x, sc)
+			return anomalyFit{model: m, scores: sc}, nil
+		}}
+	}
+	copt := contest.Options{Workers: 1, Metric: "percentAnomalies",
+		Progress: func(done, total int) { progress(10 + 70*done/total) }}
+	results, err := contest.Run(ctx, cands, func(f anomalyFit) (map[string]float64, error) {
+		for _, v := range f.scores {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, errors.New("the detector gave a score that is not a number")
+			}
+		}
+		return map[string]float64{"percentAnomalies": f.model.PercentAnomalies()}, nil
+	}, copt)
+	if err != nil {
+		return err
+	}
+	contestants := make([]Contestant, len(results))
+	for i, r := range results {
+		a := algos[i]
+		c := e.contestantOf(ctx, s.ID, a.Key(), a.Name(), false, r.Err, r.Metrics, features, func() []float64 { return nil })
+		if r.Err != nil && isDataError(r.Err) {
+			c.Message = anomalyFailure(r.Err)
+		}
+		contestants[i] = c
+	}
+	// Isolation Forest, first in the line-up, is the champion whenever it
+	// fits (§8.4); the next detector otherwise.
+	best := -1
+	for i, r := range results {
+		if r.Err == nil {
+			best = i
+			break
+		}
+	}
+	if best < 0 {
+		if r := results[0]; isDataError(r.Err) {
+			return e.failWithMessages(ctx, s, msgs, &Error{Kind: Invalid, Msg: anomalyFailure(r.Err), Err: r.Err})
+		}
+		return e.failContest(ctx, s, contestants, msgs)
+	}
+	progress(80)
+	d2 := make([]float64, n)
+	if err := mahalanobis(x, d2, workers); err != nil {
+		return err
+	}
+	progress(90)
+	champ := results[best].Model
+	blob, err := encodeAnomalyModel(pipe, champ.model)
+	if err != nil {
+		return err
+	}
+	return e.completeModelSession(ctx, s, completion{
+		contestants: contestants, champion: best, selection: selectionSets(contestants, n, n, 0, len(features), champ.scores),
+		features: features, messages: msgs, model: blob,
+		writePredictions: func(ctx context.Context) error {
+			return e.writeAnomalies(ctx, s.ID, contestants, results, d2)
+		},
+	})
+}
+
+// isDataError says whether a detector failed on the data rather than by
+// a bug: too few rows, no columns, identical rows.
+func isDataError(err error) bool {
+	return errors.Is(err, anomaly.ErrTooFewRows) || errors.Is(err, anomaly.ErrNoColumns) || errors.Is(err, anomaly.ErrIdentical)
+}
+
+// anomalyFailure words a detector's data error for the session.
+func anomalyFailure(err error) string {
+	switch {
+	case errors.Is(err, anomaly.ErrIdentical):
+		return "Every row of the data source has the same feature values: no row can stand out as an anomaly."
+	case errors.Is(err, anomaly.ErrNoColumns):
+		return "No feature column has a value in the data source."
+	}
+	return "This data source has too few data points for anomaly detection."
+}
+
+// mahalanobis computes §8.3's D² of every row of x against all rows'
+// mean and sample covariance, through the columnar kernel.
+func mahalanobis(x *mat.Dense, dst []float64, workers int) error {
+	r, c := x.Dims()
+	cols := make([][]float64, c)
+	for j := range cols {
+		cols[j] = make([]float64, r)
+		mat.Col(cols[j], j, x)
+	}
+	mu, cov, err := anomaly.Covariance(cols, workers)
+	if err != nil {
+		return fmt.Errorf("mahalanobis: %w", err)
+	}
+	return anomaly.MahalanobisD2(cols, mu, cov, dst, workers)
+}
+
+// writeAnomalies stores an anomalies contest's outputs: every successful
+// detector's score of every row (the predictions table) and the rows'
+// Mahalanobis distances.
+func (e *Engine) writeAnomalies(ctx context.Context, id string, cs []Contestant, results []contest.Result[anomalyFit], d2 []float64) error {
+	err := e.writePredictionRows(ctx, id, func(emit func(contestant string, row int64, v float64)) {
+		for i, r := range results {
+			if r.Err != nil {
+				continue
+			}
+			for j, v := range r.Model.scores {
+				emit(cs[i].ID, int64(j), v)
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	q, err := sqlgen.CreateDistances(id)
+	if err != nil {
+		return err
+	}
+	if _, err := e.store.Exec(ctx, q); err != nil {
+		return fmt.Errorf("create distances: %w", err)
+	}
+	b := array.NewRecordBuilder(e.opts.Allocator, arrow.NewSchema([]arrow.Field{
+		{Name: sqlgen.RowColumn, Type: arrow.PrimitiveTypes.Int64},
+		{Name: "d2", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+	}, nil))
+	defer b.Release()
+	for i, v := range d2 {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			b.Field(1).(*array.Float64Builder).AppendNull()
+		} else {
+			b.Field(1).(*array.Float64Builder).Append(v)
+		}
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	return e.appendTable(ctx, sqlgen.DistancesTable(id), rec)
+}
+
+// anomalyRows reads an anomalies session's rows scored by a contestant:
+// the data source's columns, then anomaly, then with distances
+// mahalanobis_distance; flaggedOnly keeps the anomalies.
+func (e *Engine) anomalyRows(ctx context.Context, s Session, contestant string, flaggedOnly, distances bool, p Page) (*Rows, error) {
+	var cols []columnar.Column
+	var names []string
+	for _, c := range s.Columns {
+		if c.Role == columnar.RoleNone || c.Name == s.TargetColumn {
+			continue
+		}
+		cols = append(cols, c)
+		names = append(names, c.Name)
+	}
+	cols = append(cols, columnar.Column{Name: sqlgen.AnomalyColumn, DataType: columnar.Numeric, Role: columnar.RoleNone})
+	if distances {
+		cols = append(cols, columnar.Column{Name: sqlgen.DistanceColumn, DataType: columnar.Numeric, Role: columnar.RoleNone})
+	}
+	q, count, args, err := sqlgen.AnomalyRows(s.ID, names, contestant, flaggedOnly, distances, p.PageSize, p.Page*p.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	out := &Rows{Columns: cols}
+	r, err := e.store.Rows(ctx, count, contestant)
+	if err != nil {
+		return nil, fmt.Errorf("count results of session %s: %w", s.ID, err)
+	}
+	if err := scanOne(r, &out.Total); err != nil {
+		return nil, err
+	}
+	if out.Reader, err = e.store.Query(ctx, q, args...); err != nil {
+		return nil, fmt.Errorf("read results of session %s: %w", s.ID, err)
+	}
+	return out, nil
+}
+
+// SessionAnomalyScores returns a completed anomalies session with a page
+// of every row and its anomaly score (REFERENCE §6.13); distances adds
+// each row's Mahalanobis distance (§6.14).
+func (e *Engine) SessionAnomalyScores(ctx context.Context, id string, distances bool, p Page) (Session, *Rows, error) {
+	kind := ResultAnomalyScores
+	if distances {
+		kind = ResultMahalanobisDistances
+	}
+	s, err := e.ResultSession(ctx, id, kind)
+	if err != nil {
+		return s, nil, err
+	}
+	champion, err := e.sessionChampion(ctx, s.ID)
+	if err != nil {
+		return s, nil, err
+	}
+	rows, err := e.anomalyRows(ctx, s, champion, false, distances, p)
+	return s, rows, err
+}
+
+func encodeAnomalyModel(p pipeline, m anomaly.Model) ([]byte, error) {
+	b, err := m.MarshalBinary()
+	if err != nil {
+		return nil, fmt.Errorf("serialise model: %w", err)
+	}
+	return json.Marshal(modelBlob{Pipeline: p, Model: b, Domain: DomainAnomalies})
+}
