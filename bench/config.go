@@ -31,14 +31,24 @@ const (
 	// server, but R's side takes minutes, so it runs only when asked for:
 	// it is not in [Workloads].
 	WorkloadForecast = "forecast"
+	// WorkloadForecastSession is forecast sessions over HTTP against the
+	// bare contest on the same series, and a 2000-day series with a
+	// feature (ForecastSession/…; see [RunForecastSession]). It runs only
+	// when asked for.
+	WorkloadForecastSession = "forecastsession"
+	// WorkloadImpact is the impact sessions' placebo and level-shift rates
+	// (Impact/…; see [RunImpact]): 400 sessions by default, so it runs
+	// only when asked for.
+	WorkloadImpact = "impact"
 )
 
 // Workloads lists every workload in the order [Run] runs them.
 var Workloads = []string{WorkloadImport, WorkloadImportURL, WorkloadStats, WorkloadCSV, WorkloadView, WorkloadRegression}
 
 // AllWorkloads is [Workloads] and the workloads that run only when named
-// ([WorkloadReads], [WorkloadForecast]), in the order [Run] runs them.
-var AllWorkloads = append(slices.Clone(Workloads), WorkloadReads, WorkloadForecast)
+// ([WorkloadReads], [WorkloadForecast], [WorkloadForecastSession],
+// [WorkloadImpact]), in the order [Run] runs them.
+var AllWorkloads = append(slices.Clone(Workloads), WorkloadReads, WorkloadForecast, WorkloadForecastSession, WorkloadImpact)
 
 // Config describes one benchmark session. The zero value of each field
 // means the documented default; Vatic and Dir are required.
@@ -141,6 +151,14 @@ type Config struct {
 	// ForecasterName labels Forecaster in the report; default
 	// [SeasonalNaiveLabel] for the default Forecaster.
 	ForecasterName string
+	// ImpactWindows is how many event windows the impact workload tests,
+	// each once without and once with a level shift (two sessions per
+	// window); default 200.
+	ImpactWindows int
+	// ImpactConcurrency is how many impact sessions are in flight at once;
+	// started servers run that many sessions at once (-session-workers).
+	// Default 2.
+	ImpactConcurrency int
 	// Progress receives one line per step, for a human watching; nil discards.
 	Progress io.Writer
 }
@@ -191,6 +209,12 @@ func (c Config) withDefaults() Config {
 	if c.ForecasterName == "" {
 		c.ForecasterName = "unnamed Forecaster"
 	}
+	if c.ImpactWindows == 0 {
+		c.ImpactWindows = 200
+	}
+	if c.ImpactConcurrency == 0 {
+		c.ImpactConcurrency = 2
+	}
 	if c.Progress == nil {
 		c.Progress = io.Discard
 	}
@@ -230,6 +254,11 @@ func (c Config) Validate() error {
 	}
 	if c.ForecastRRepeats < 1 {
 		errs = append(errs, fmt.Errorf("bench: ForecastRRepeats = %d, want at least 1", c.ForecastRRepeats))
+	}
+	if c.ImpactWindows < 1 || c.ImpactConcurrency < 1 {
+		errs = append(errs, fmt.Errorf("bench: ImpactWindows = %d, ImpactConcurrency = %d, want at least 1", c.ImpactWindows, c.ImpactConcurrency))
+	} else if _, err := ImpactWindowStarts(ImpactDays, ImpactWindow, c.ImpactWindows); err != nil {
+		errs = append(errs, err)
 	}
 	for _, name := range c.ForecastOnly {
 		if !slices.Contains(ForecastSeriesNames(), name) {

@@ -61,7 +61,7 @@ func Run(ctx context.Context, cfg Config, workloads []string) ([]Result, error) 
 			fmt.Fprintf(cfg.Progress, "view: skipped; it needs servers the harness starts, not -url\n")
 			continue
 		}
-		if (w == WorkloadView || w == WorkloadRegression || w == WorkloadReads || w == WorkloadForecast) && read != nil {
+		if (w == WorkloadView || w == WorkloadRegression || w == WorkloadReads || w == WorkloadForecast || w == WorkloadForecastSession || w == WorkloadImpact) && read != nil {
 			// These workloads start their own servers (or need none); stop
 			// the idle one.
 			if read.srv == nil {
@@ -117,6 +117,10 @@ func Run(ctx context.Context, cfg Config, workloads []string) ([]Result, error) 
 			rs, err = RunReads(ctx, cfg)
 		case WorkloadForecast:
 			rs, err = RunForecast(ctx, cfg)
+		case WorkloadForecastSession:
+			rs, err = RunForecastSession(ctx, cfg)
+		case WorkloadImpact:
+			rs, err = RunImpact(ctx, cfg)
 		}
 		results = append(results, rs...)
 		if err != nil {

@@ -4,7 +4,7 @@
 //
 // Usage, from the repository root after make build:
 //
-//	go run ./cmd/bench [-rows 2000000] [-runs 3] [-workloads import,importurl,stats,csv,view,regression,reads,forecast] [-out bench.txt]
+//	go run ./cmd/bench [-rows 2000000] [-runs 3] [-workloads import,importurl,stats,csv,view,regression,reads,forecast,forecastsession,impact] [-out bench.txt]
 //
 // Every flag has an environment twin, VATIC_BENCH_ plus the flag name in
 // upper snake case (VATIC_BENCH_ROWS); the command line wins.
@@ -58,7 +58,7 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		runs      = fs.Int("runs", 3, "runs per workload; the summary uses medians")
 		seed      = fs.Int64("seed", 1, "seed of the generated CSV file")
 		dir       = fs.String("dir", "bench/.data", "directory for the generated files (reused) and scratch data (removed)")
-		workloads = fs.String("workloads", strings.Join(bench.Workloads, ","), "comma-separated workloads: import (plain and gzip), importurl (plain and gzip), stats, csv, view, regression; also reads (the read-path load test) and forecast (forecast accuracy and speed against R), only when named")
+		workloads = fs.String("workloads", strings.Join(bench.Workloads, ","), "comma-separated workloads: import (plain and gzip), importurl (plain and gzip), stats, csv, view, regression; also reads (the read-path load test), forecast (forecast accuracy and speed against R), forecastsession (forecast sessions over HTTP against the bare contest) and impact (impact sessions' placebo and level-shift rates), only when named")
 		out       = fs.String("out", "", "also write the report to this file")
 		baseURL   = fs.String("url", "", "measure the already running server at this API base (http://host:port/v1) instead of starting one; no RSS figures")
 		apiKey    = fs.String("api-key", "", "api-key for -url")
@@ -78,6 +78,8 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		rscript   = fs.String("rscript", "Rscript", "Rscript with the forecast (8.20) and jsonlite packages for the forecast workload's reference side; when missing, that side is skipped")
 		fcRJSON   = fs.String("forecast-r-json", "", "read R's side of the forecast workload from this saved output of bench/forecast.R instead of running R")
 		fcRRep    = fs.Int("forecast-r-repeats", 3, "times forecast.R times each R fit (median reported; a fit over 5 s runs once)")
+		impWin    = fs.Int("impact-windows", 200, "event windows of the impact workload, each tested without and with a level shift (two sessions per window)")
+		impConc   = fs.Int("impact-concurrency", 2, "impact sessions in flight at once (started servers get -session-workers this many)")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: bench [flags]\n\nEach flag also reads the environment variable %s<FLAG> (upper snake case).\n\n", envPrefix)
@@ -125,33 +127,35 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		}
 	}
 	cfg := bench.Config{
-		BaseURL:          *baseURL,
-		APIKey:           *apiKey,
-		Vatic:            bin,
-		ServeArgs:        strings.Fields(*serveArgs),
-		Rows:             *rows,
-		ViewRows:         *viewRows,
-		Seed:             *seed,
-		Dir:              *dir,
-		Runs:             *runs,
-		Friedman:         *friedman,
-		Python:           *python,
-		SklearnJSON:      *sklearn,
-		PredictRows:      *predRows,
-		LinearTrainRows:  *linRows,
-		StatsConcurrency: *statsConc,
-		ReadsDuration:    *readsDur,
-		ReadsConns:       *readsConn,
-		ReadsRows:        *readsRows,
-		ForecastData:     *fcData,
-		ForecastSeries:   *fcSeries,
-		ForecastOnly:     only,
-		Rscript:          *rscript,
-		ForecastRJSON:    *fcRJSON,
-		ForecastRRepeats: *fcRRep,
-		Forecaster:       bench.ContestForecaster,
-		ForecasterName:   bench.ContestLabel,
-		Progress:         stderr,
+		BaseURL:           *baseURL,
+		APIKey:            *apiKey,
+		Vatic:             bin,
+		ServeArgs:         strings.Fields(*serveArgs),
+		Rows:              *rows,
+		ViewRows:          *viewRows,
+		Seed:              *seed,
+		Dir:               *dir,
+		Runs:              *runs,
+		Friedman:          *friedman,
+		Python:            *python,
+		SklearnJSON:       *sklearn,
+		PredictRows:       *predRows,
+		LinearTrainRows:   *linRows,
+		StatsConcurrency:  *statsConc,
+		ReadsDuration:     *readsDur,
+		ReadsConns:        *readsConn,
+		ReadsRows:         *readsRows,
+		ForecastData:      *fcData,
+		ForecastSeries:    *fcSeries,
+		ForecastOnly:      only,
+		Rscript:           *rscript,
+		ForecastRJSON:     *fcRJSON,
+		ForecastRRepeats:  *fcRRep,
+		ImpactWindows:     *impWin,
+		ImpactConcurrency: *impConc,
+		Forecaster:        bench.ContestForecaster,
+		ForecasterName:    bench.ContestLabel,
+		Progress:          stderr,
 	}
 	if err := cfg.Validate(); err != nil {
 		return err
