@@ -44,7 +44,10 @@ const (
 	UnitRejected = "rejected" // placebo windows with pValue < 0.05
 	UnitDetected = "detected" // shifted windows with pValue < 0.05 and a positive absoluteEffect
 	UnitRate     = "rate"     // rejected or detected ÷ windows
-	UnitMedianNs = "median-session-ns"
+	// UnitRejectedHalf counts the placebo windows with pValue below half
+	// of 0.05: the two-sided 5 % test, pValue being one-sided in |effect|.
+	UnitRejectedHalf = "rejected-p0.025"
+	UnitMedianNs     = "median-session-ns"
 )
 
 // impactWeek is the weekly pattern of [ImpactSeries], Monday first.
@@ -250,11 +253,14 @@ func impactRun(ctx context.Context, cfg Config, c *Client, scratch string, start
 		if err != nil {
 			return out, err
 		}
-		hits := 0
+		hits, half := 0, 0
 		walls := make([]float64, len(outcomes))
 		for i, o := range outcomes {
 			if o.p < ImpactAlpha && (!shifted || o.effect > 0) {
 				hits++
+			}
+			if o.p < ImpactAlpha/2 {
+				half++
 			}
 			walls[i] = float64(o.wall)
 		}
@@ -267,8 +273,12 @@ func impactRun(ctx context.Context, cfg Config, c *Client, scratch string, start
 		fmt.Fprintf(cfg.Progress, "impact run %d/%d: %-7s %d of %d with pValue < %.2f (%.1f %%, 95%% CI %.1f–%.1f %%) in %v, median session %v\n",
 			run+1, cfg.Runs, map[bool]string{false: "placebo", true: "shift"}[shifted], hits, n, ImpactAlpha,
 			100*float64(hits)/float64(n), 100*lo, 100*hi, elapsed.Round(time.Millisecond), time.Duration(medianOf(walls)).Round(time.Millisecond))
-		out = append(out, Result{Name: name, Elapsed: elapsed, Metrics: []Metric{
-			{float64(hits), unit}, {float64(n), UnitWindows}, {float64(hits) / float64(n), UnitRate}, {medianOf(walls), UnitMedianNs}}})
+		r := Result{Name: name, Elapsed: elapsed, Metrics: []Metric{
+			{float64(hits), unit}, {float64(n), UnitWindows}, {float64(hits) / float64(n), UnitRate}, {medianOf(walls), UnitMedianNs}}}
+		if !shifted {
+			r.Metrics = append(r.Metrics, Metric{float64(half), UnitRejectedHalf})
+		}
+		out = append(out, r)
 	}
 	return out, nil
 }
@@ -349,7 +359,8 @@ func medianOf(xs []float64) float64 {
 // impactChecks evaluates the impact workload over every run together:
 // the placebo windows' share with pValue < 0.05 against [2 %, 10 %], the
 // shifted windows' detection rate against 80 %, each with its Wilson
-// interval, and the wall time of the sessions.
+// interval, and the wall time of the sessions; the placebo share below
+// 0.025 (the two-sided 5 % test) is noted.
 func impactChecks(results []Result) []Check {
 	var out []Check
 	for _, c := range []struct {
@@ -374,6 +385,15 @@ func impactChecks(results []Result) []Check {
 			ch.Pass = r >= ImpactDetectTarget
 		}
 		out = append(out, ch)
+		if c.side != "placebo" {
+			continue
+		}
+		if half := values(results, name, UnitRejectedHalf); len(half) > 0 {
+			k := int(sum(half))
+			lo, hi := Wilson(k, n)
+			out = append(out, Check{Workload: "Impact/placebo", What: "share pValue<0.025", Value: float64(k) / float64(n), Note: true,
+				Detail: fmt.Sprintf("%d of %d, 95%% Wilson CI %.1f–%.1f %%: the two-sided 5 %% test (pValue is one-sided in |effect|)", k, n, 100*lo, 100*hi)})
+		}
 	}
 	return out
 }

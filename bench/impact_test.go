@@ -103,20 +103,23 @@ func TestImpactWindowStarts(t *testing.T) {
 
 func TestImpactChecks(t *testing.T) {
 	res := []bench.Result{
-		{Name: "Impact/placebo/impl=vatic", Metrics: []bench.Metric{{Value: 9, Unit: bench.UnitRejected}, {Value: 200, Unit: bench.UnitWindows}}},
+		{Name: "Impact/placebo/impl=vatic", Metrics: []bench.Metric{{Value: 9, Unit: bench.UnitRejected}, {Value: 200, Unit: bench.UnitWindows}, {Value: 4, Unit: bench.UnitRejectedHalf}}},
 		{Name: "Impact/shift/impl=vatic", Metrics: []bench.Metric{{Value: 150, Unit: bench.UnitDetected}, {Value: 200, Unit: bench.UnitWindows}}},
 		// A second run pools with the first.
-		{Name: "Impact/placebo/impl=vatic", Metrics: []bench.Metric{{Value: 1, Unit: bench.UnitRejected}, {Value: 200, Unit: bench.UnitWindows}}},
+		{Name: "Impact/placebo/impl=vatic", Metrics: []bench.Metric{{Value: 1, Unit: bench.UnitRejected}, {Value: 200, Unit: bench.UnitWindows}, {Value: 0, Unit: bench.UnitRejectedHalf}}},
 		{Name: "Impact/shift/impl=vatic", Metrics: []bench.Metric{{Value: 190, Unit: bench.UnitDetected}, {Value: 200, Unit: bench.UnitWindows}}},
 	}
 	checks := bench.Checks(res)
-	if len(checks) != 2 {
-		t.Fatalf("Checks = %+v, want 2", checks)
+	if len(checks) != 3 {
+		t.Fatalf("Checks = %+v, want 3", checks)
 	}
 	if c := checks[0]; c.Workload != "Impact/placebo" || c.Value != 10.0/400 || !c.Pass || !strings.Contains(c.Detail, "10 of 400") {
 		t.Errorf("placebo check = %+v", c)
 	}
-	if c := checks[1]; c.Workload != "Impact/shift" || c.Value != 340.0/400 || !c.Pass {
+	if c := checks[1]; c.Workload != "Impact/placebo" || c.Value != 4.0/400 || !c.Note {
+		t.Errorf("two-sided placebo note = %+v", c)
+	}
+	if c := checks[2]; c.Workload != "Impact/shift" || c.Value != 340.0/400 || !c.Pass {
 		t.Errorf("shift check = %+v", c)
 	}
 	res[2].Metrics[0].Value = 40
@@ -149,7 +152,7 @@ func TestRunImpact(t *testing.T) {
 			t.Errorf("%s: %v detected (rate %v), want all 5", r.Name, d, rate)
 		}
 	}
-	if checks := bench.Checks(results); len(checks) != 2 || !strings.Contains(checks[1].Detail, "10 of 10") {
+	if checks := bench.Checks(results); len(checks) != 3 || !strings.Contains(checks[2].Detail, "10 of 10") {
 		t.Errorf("Checks = %+v", checks)
 	}
 	if !strings.Contains(progress.String(), "shift window   5") {
