@@ -39,3 +39,43 @@ func TestEndToEnd(t *testing.T) {
 	bench.WriteSummary(&out, cfg.Runs, bench.Checks(results))
 	t.Logf("report:\n%s", out.String())
 }
+
+// TestEndToEndSeries runs the forecastsession and impact workloads, tiny,
+// against the real binary named by VATIC_BIN: two series (the shared
+// nile_yearly when ../shared/data is there, else AirPassengers) and the
+// daily series with a feature, then one impact window with and without
+// its shift. It checks that the harness drives the server, not the
+// targets.
+func TestEndToEndSeries(t *testing.T) {
+	bin := os.Getenv("VATIC_BIN")
+	if bin == "" {
+		t.Skip("VATIC_BIN is not set; build bin/vatic and point VATIC_BIN at it")
+	}
+	var progress strings.Builder
+	cfg := forecastConfig(t)
+	cfg.Vatic, cfg.Runs, cfg.Progress = bin, 1, &progress
+	cfg.Forecaster, cfg.ForecasterName = bench.ContestForecaster, bench.ContestLabel
+	cfg.ForecastOnly = []string{"AirPassengers"}
+	if cfg.ForecastData != "no-such-dir" {
+		cfg.ForecastOnly = []string{"nile_yearly"}
+	}
+	cfg.ImpactWindows, cfg.ImpactConcurrency = 1, 2
+	results, err := bench.Run(t.Context(), cfg, []string{bench.WorkloadForecastSession, bench.WorkloadImpact})
+	t.Logf("progress:\n%s", progress.String())
+	if err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	if got := countByName(results); len(got) != 5 {
+		t.Errorf("Run gave results %v, want 5 names", got)
+	}
+	checks := bench.Checks(results)
+	for _, c := range checks {
+		if c.What == "MASE session" && !c.Pass {
+			t.Errorf("the session's MASE differs from the contest's: %+v", c)
+		}
+	}
+	var out strings.Builder
+	bench.WriteResults(&out, results)
+	bench.WriteSummary(&out, cfg.Runs, checks)
+	t.Logf("report:\n%s", out.String())
+}

@@ -36,14 +36,24 @@ const (
 	// throughput with class scores (Classification/…; see
 	// [RunClassification]). It runs only when asked for.
 	WorkloadClassification = "classification"
+	// WorkloadForecastSession is forecast sessions over HTTP against the
+	// bare contest on the same series, and a 2000-day series with a
+	// feature (ForecastSession/…; see [RunForecastSession]). It runs only
+	// when asked for.
+	WorkloadForecastSession = "forecastsession"
+	// WorkloadImpact is the impact sessions' placebo and level-shift rates
+	// (Impact/…; see [RunImpact]): 400 sessions by default, so it runs
+	// only when asked for.
+	WorkloadImpact = "impact"
 )
 
 // Workloads lists every workload in the order [Run] runs them.
 var Workloads = []string{WorkloadImport, WorkloadImportURL, WorkloadStats, WorkloadCSV, WorkloadView, WorkloadRegression}
 
 // AllWorkloads is [Workloads] and the workloads that run only when named
-// ([WorkloadReads], [WorkloadForecast]), in the order [Run] runs them.
-var AllWorkloads = append(slices.Clone(Workloads), WorkloadReads, WorkloadForecast, WorkloadClassification)
+// ([WorkloadReads], [WorkloadForecast], [WorkloadForecastSession],
+// [WorkloadImpact], [WorkloadClassification]), in the order [Run] runs them.
+var AllWorkloads = append(slices.Clone(Workloads), WorkloadReads, WorkloadForecast, WorkloadForecastSession, WorkloadImpact, WorkloadClassification)
 
 // Config describes one benchmark session. The zero value of each field
 // means the documented default; Vatic and Dir are required.
@@ -150,6 +160,14 @@ type Config struct {
 	// runs its scikit-learn side (classification.py, embedded) and Seed
 	// makes its folds.
 	Classification ClassificationConfig
+	// ImpactWindows is how many event windows the impact workload tests,
+	// each once without and once with a level shift (two sessions per
+	// window); default 200.
+	ImpactWindows int
+	// ImpactConcurrency is how many impact sessions are in flight at once;
+	// started servers run that many sessions at once (-session-workers).
+	// Default 2.
+	ImpactConcurrency int
 	// Progress receives one line per step, for a human watching; nil discards.
 	Progress io.Writer
 }
@@ -201,6 +219,12 @@ func (c Config) withDefaults() Config {
 		c.ForecasterName = "unnamed Forecaster"
 	}
 	c.Classification = c.Classification.withDefaults()
+	if c.ImpactWindows == 0 {
+		c.ImpactWindows = 200
+	}
+	if c.ImpactConcurrency == 0 {
+		c.ImpactConcurrency = 2
+	}
 	if c.Progress == nil {
 		c.Progress = io.Discard
 	}
@@ -240,6 +264,11 @@ func (c Config) Validate() error {
 	}
 	if c.ForecastRRepeats < 1 {
 		errs = append(errs, fmt.Errorf("bench: ForecastRRepeats = %d, want at least 1", c.ForecastRRepeats))
+	}
+	if c.ImpactWindows < 1 || c.ImpactConcurrency < 1 {
+		errs = append(errs, fmt.Errorf("bench: ImpactWindows = %d, ImpactConcurrency = %d, want at least 1", c.ImpactWindows, c.ImpactConcurrency))
+	} else if _, err := ImpactWindowStarts(ImpactDays, ImpactWindow, c.ImpactWindows); err != nil {
+		errs = append(errs, err)
 	}
 	for _, name := range c.ForecastOnly {
 		if !slices.Contains(ForecastSeriesNames(), name) {

@@ -70,7 +70,7 @@ func WriteHeader(w io.Writer, rows int, seed int64) error {
 	if err == nil {
 		_, err = fmt.Fprintf(w, "Unit %s better=higher\nUnit %s better=higher\n", UnitReqPerSec, UnitMacroF1)
 	}
-	for _, u := range []string{UnitRSSGrowth, UnitRMSE, UnitClientNs, UnitPeakRSS, UnitMaxLatency, UnitBusy, UnitP50Ns, UnitP99Ns, UnitMASE, UnitBadScores} {
+	for _, u := range []string{UnitRSSGrowth, UnitRMSE, UnitClientNs, UnitPeakRSS, UnitMaxLatency, UnitBusy, UnitP50Ns, UnitP99Ns, UnitMASE, UnitBadScores, UnitServerNs, UnitMedianNs} {
 		if err == nil {
 			_, err = fmt.Fprintf(w, "Unit %s better=lower\n", u)
 		}
@@ -217,7 +217,9 @@ func Checks(results []Result) []Check {
 	out = append(out, regressionChecks(results)...)
 	out = append(out, readsChecks(results)...)
 	out = append(out, classificationChecks(results)...)
-	return append(out, forecastChecks(results)...)
+	out = append(out, forecastChecks(results)...)
+	out = append(out, forecastSessionChecks(results)...)
+	return append(out, impactChecks(results)...)
 }
 
 // regressionChecks evaluates the regression workload: our champions' mean

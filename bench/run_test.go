@@ -19,6 +19,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/vaticml/vatic/bench"
 )
@@ -53,6 +54,7 @@ func fakeServe(args []string) int {
 	key := fs.String("api-key", "", "")
 	fs.String("log-format", "", "")
 	fs.Bool("import-allow-private", false, "")
+	fs.Int("session-workers", 1, "")
 	if fs.Parse(args) != nil {
 		return 2
 	}
@@ -201,8 +203,10 @@ func fakeServe(args []string) int {
 		polls           int
 		rows            int
 		meanY           float64
+		series          *fakeSeries // forecast and impact sessions
 	}
 	sessions := map[string]*fakeSession{}
+	nextSession := 0 // ids are never reused: sessions are deleted with their datasets
 	models := map[string]*fakeSession{}
 	mux.HandleFunc("POST /v1/sessions/model", auth(func(w http.ResponseWriter, r *http.Request) {
 		var req struct{ DataSourceName, TargetColumn, PredictionDomain string }
@@ -232,9 +236,47 @@ func fakeServe(args []string) int {
 			v, _ := strconv.ParseFloat(rec[col], 64)
 			fs.meanY += v / float64(fs.rows)
 		}
-		id := fmt.Sprintf("s-%d", len(sessions)+1)
+		nextSession++
+		id := fmt.Sprintf("s-%d", nextSession)
 		sessions[id] = fs
 		fmt.Fprintf(w, `{"sessionId":%q,"status":"requested","statusHistory":[{"date":"2026-11-22T05:43:39.190936+00:00","status":"requested"}],"messages":[]}`, id)
+	}))
+	// Forecast and impact sessions: see fakeSeriesSession.
+	mux.HandleFunc("POST /v1/sessions/{kind}", auth(func(w http.ResponseWriter, r *http.Request) {
+		kind := r.PathValue("kind")
+		var req bench.SeriesRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || (kind != "forecast" && kind != "impact") {
+			http.Error(w, fmt.Sprint("bad session request: ", err, kind), http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		fs, err := fakeSeriesSession(kind, req, datasets[req.DataSourceName])
+		if err != nil {
+			http.Error(w, fmt.Sprintf(`{"statusCode":400,"message":%q}`, err), http.StatusBadRequest)
+			return
+		}
+		nextSession++
+		id := fmt.Sprintf("s-%d", nextSession)
+		sessions[id] = &fakeSession{dataset: req.DataSourceName, target: req.TargetColumn, rows: 1000, series: fs}
+		fmt.Fprintf(w, `{"sessionId":%q,"status":"requested","statusHistory":[{"date":"2026-11-22T05:43:39.190936+00:00","status":"requested"}],"messages":[]}`, id)
+	}))
+	mux.HandleFunc("GET /v1/sessions/{id}/results", auth(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		fs, ok := sessions[r.PathValue("id")]
+		mu.Unlock()
+		if !ok || fs.series == nil || fs.polls < 2 {
+			http.Error(w, `{"statusCode":404}`, http.StatusNotFound)
+			return
+		}
+		size, _ := strconv.Atoi(r.URL.Query().Get("pageSize"))
+		var rows []map[string]string
+		for i, d := range fs.series.dates {
+			if i < size {
+				rows = append(rows, map[string]string{"timestamp": d, fs.target: strconv.FormatFloat(fs.series.point[i], 'g', -1, 64)})
+			}
+		}
+		json.NewEncoder(w).Encode(map[string]any{"metrics": fs.series.metrics, "data": rows, "totalCount": len(fs.series.dates)})
 	}))
 	mux.HandleFunc("GET /v1/sessions/{id}", auth(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
@@ -573,4 +615,82 @@ func TestRunViewSkippedWithBaseURL(t *testing.T) {
 	if err != nil || len(results) != 0 || !strings.Contains(progress.String(), "view: skipped") {
 		t.Errorf("Run(view, -url) = %v, %v, progress %q; want it skipped", results, err, progress.String())
 	}
+}
+
+// fakeSeries is a fake forecast or impact session's outcome.
+type fakeSeries struct {
+	dates   []string  // the window's buckets
+	point   []float64 // the forecast, or the counterfactual: the last value before the window
+	metrics map[string]float64
+}
+
+// fakeSeriesSession answers a forecast or impact request on a dataset of
+// timestamp,value[,…] rows (dates as 2006-01-02) with the naive forecast:
+// the last value before the window, repeated over its buckets. A forecast
+// window must start one interval after the last value; an impact window
+// must lie inside the data, and its pValue is 0.001 when the window's
+// mean lies over 1 above the naive value, else 0.5.
+func fakeSeriesSession(kind string, req bench.SeriesRequest, data []byte) (*fakeSeries, error) {
+	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil || len(recs) < 2 || recs[0][0] != "timestamp" {
+		return nil, fmt.Errorf("dataset %s: %v", req.DataSourceName, err)
+	}
+	col := slices.Index(recs[0], req.TargetColumn)
+	start, err1 := time.Parse(time.DateOnly, req.StartDate)
+	end, err2 := time.Parse(time.DateOnly, req.EndDate)
+	if col < 0 || err1 != nil || err2 != nil || end.Before(start) || (kind == "impact") != (req.EventName != "") {
+		return nil, fmt.Errorf("bad request %+v", req)
+	}
+	step := func(t time.Time) time.Time {
+		switch req.ResultInterval {
+		case "week":
+			return t.AddDate(0, 0, 7)
+		case "month":
+			return t.AddDate(0, 1, 0)
+		case "year":
+			return t.AddDate(1, 0, 0)
+		case "day":
+			return t.AddDate(0, 0, 1)
+		}
+		panic("interval " + req.ResultInterval)
+	}
+	out := &fakeSeries{}
+	var last float64
+	var lastDate time.Time
+	var window []float64
+	for _, rec := range recs[1:] {
+		d, err := time.Parse(time.DateOnly, rec[0])
+		if err != nil {
+			return nil, err
+		}
+		v, err := strconv.ParseFloat(rec[col], 64)
+		switch {
+		case err != nil: // an empty cell
+		case d.Before(start):
+			last, lastDate = v, d
+		case !d.After(end):
+			window = append(window, v)
+		}
+	}
+	if kind == "forecast" && !step(lastDate).Equal(start) {
+		return nil, fmt.Errorf("window starts %s, want one %s after the last value, %s", req.StartDate, req.ResultInterval, lastDate.Format(time.DateOnly))
+	}
+	for d := start; !d.After(end); d = step(d) {
+		out.dates = append(out.dates, d.Format("2006-01-02T15:04:05.0000000Z"))
+		out.point = append(out.point, last)
+	}
+	if kind == "impact" {
+		if len(window) != len(out.dates) {
+			return nil, fmt.Errorf("impact window %s…%s holds %d values, want %d", req.StartDate, req.EndDate, len(window), len(out.dates))
+		}
+		var s float64
+		for _, v := range window {
+			s += v - last
+		}
+		out.metrics = map[string]float64{"pValue": 0.5, "absoluteEffect": s}
+		if s/float64(len(window)) > 1 {
+			out.metrics["pValue"] = 0.001
+		}
+	}
+	return out, nil
 }

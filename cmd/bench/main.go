@@ -4,7 +4,7 @@
 //
 // Usage, from the repository root after make build:
 //
-//	go run ./cmd/bench [-rows 2000000] [-runs 3] [-workloads import,importurl,stats,csv,view,regression,reads,forecast,classification] [-out bench.txt]
+//	go run ./cmd/bench [-rows 2000000] [-runs 3] [-workloads import,importurl,stats,csv,view,regression,reads,forecast,forecastsession,impact,classification] [-out bench.txt]
 //
 // Every flag has an environment twin, VATIC_BENCH_ plus the flag name in
 // upper snake case (VATIC_BENCH_ROWS); the command line wins.
@@ -58,7 +58,7 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		runs      = fs.Int("runs", 3, "runs per workload; the summary uses medians")
 		seed      = fs.Int64("seed", 1, "seed of the generated CSV file")
 		dir       = fs.String("dir", "bench/.data", "directory for the generated files (reused) and scratch data (removed)")
-		workloads = fs.String("workloads", strings.Join(bench.Workloads, ","), "comma-separated workloads: import (plain and gzip), importurl (plain and gzip), stats, csv, view, regression; also reads (the read-path load test), forecast (forecast accuracy and speed against R) and classification (contests on iris, wine and breast_cancer against scikit-learn), only when named")
+		workloads = fs.String("workloads", strings.Join(bench.Workloads, ","), "comma-separated workloads: import (plain and gzip), importurl (plain and gzip), stats, csv, view, regression; also reads (the read-path load test), forecast (forecast accuracy and speed against R), forecastsession (forecast sessions over HTTP against the bare contest), impact (impact sessions' placebo and level-shift rates) and classification (contests on iris, wine and breast_cancer against scikit-learn), only when named")
 		out       = fs.String("out", "", "also write the report to this file")
 		baseURL   = fs.String("url", "", "measure the already running server at this API base (http://host:port/v1) instead of starting one; no RSS figures")
 		apiKey    = fs.String("api-key", "", "api-key for -url")
@@ -82,6 +82,8 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		clSets    = fs.String("classification-sets", strings.Join(bench.ClassificationSets, ","), "comma-separated sets of the classification workload")
 		clRepeats = fs.Int("classification-repeats", 5, "repeats of the classification workload's stratified 5-fold cross-validation")
 		clPredict = fs.Int("classification-predict-rows", 100_000, "rows (resampled from breast_cancer with noise) the classification champion predicts with class scores in one request")
+		impWin    = fs.Int("impact-windows", 200, "event windows of the impact workload, each tested without and with a level shift (two sessions per window)")
+		impConc   = fs.Int("impact-concurrency", 2, "impact sessions in flight at once (started servers get -session-workers this many)")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: bench [flags]\n\nEach flag also reads the environment variable %s<FLAG> (upper snake case).\n\n", envPrefix)
@@ -135,32 +137,34 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		}
 	}
 	cfg := bench.Config{
-		BaseURL:          *baseURL,
-		APIKey:           *apiKey,
-		Vatic:            bin,
-		ServeArgs:        strings.Fields(*serveArgs),
-		Rows:             *rows,
-		ViewRows:         *viewRows,
-		Seed:             *seed,
-		Dir:              *dir,
-		Runs:             *runs,
-		Friedman:         *friedman,
-		Python:           *python,
-		SklearnJSON:      *sklearn,
-		PredictRows:      *predRows,
-		LinearTrainRows:  *linRows,
-		StatsConcurrency: *statsConc,
-		ReadsDuration:    *readsDur,
-		ReadsConns:       *readsConn,
-		ReadsRows:        *readsRows,
-		ForecastData:     *fcData,
-		ForecastSeries:   *fcSeries,
-		ForecastOnly:     only,
-		Rscript:          *rscript,
-		ForecastRJSON:    *fcRJSON,
-		ForecastRRepeats: *fcRRep,
-		Forecaster:       bench.ContestForecaster,
-		ForecasterName:   bench.ContestLabel,
+		BaseURL:           *baseURL,
+		APIKey:            *apiKey,
+		Vatic:             bin,
+		ServeArgs:         strings.Fields(*serveArgs),
+		Rows:              *rows,
+		ViewRows:          *viewRows,
+		Seed:              *seed,
+		Dir:               *dir,
+		Runs:              *runs,
+		Friedman:          *friedman,
+		Python:            *python,
+		SklearnJSON:       *sklearn,
+		PredictRows:       *predRows,
+		LinearTrainRows:   *linRows,
+		StatsConcurrency:  *statsConc,
+		ReadsDuration:     *readsDur,
+		ReadsConns:        *readsConn,
+		ReadsRows:         *readsRows,
+		ForecastData:      *fcData,
+		ForecastSeries:    *fcSeries,
+		ForecastOnly:      only,
+		Rscript:           *rscript,
+		ForecastRJSON:     *fcRJSON,
+		ForecastRRepeats:  *fcRRep,
+		ImpactWindows:     *impWin,
+		ImpactConcurrency: *impConc,
+		Forecaster:        bench.ContestForecaster,
+		ForecasterName:    bench.ContestLabel,
 		Classification: bench.ClassificationConfig{
 			Data: *clData, Sets: sets, Repeats: *clRepeats, PredictRows: *clPredict,
 		},
