@@ -34,7 +34,7 @@ var allowed = map[string][]string{
 	"remote/remotetest": {"remote"},
 	"webhook":           {"engine"},
 	// wiring and tools
-	"bench":     {"stats/forecast"},
+	"bench":     {"stats", "stats/forecast"},
 	"cmd/bench": {"bench"},
 	"cmd/vatic": {"*"},
 }
