@@ -194,14 +194,19 @@ func (m *forestModel) raw(x mat.Matrix, dst []float64, workers int) {
 		} else {
 			sub = rowsView{x, lo, hi}
 		}
+		// Tree-outer within a block of rows: one small tree stays in
+		// cache while the block's rows walk it.
+		var h []float64
 		tree.Blocks(sub, m.d, func(b int, rows []float64) {
-			for i := range len(rows) / m.d {
-				row := rows[i*m.d : (i+1)*m.d]
-				var h float64
-				for _, t := range m.trees {
-					h += tree.Leaf(t, row)
+			nr := len(rows) / m.d
+			h = append(h[:0], make([]float64, nr)...)
+			for _, t := range m.trees {
+				for i := range nr {
+					h[i] += tree.Leaf(t, rows[i*m.d:(i+1)*m.d])
 				}
-				dst[lo+b+i] = -math.Exp2(-h * norm)
+			}
+			for i, v := range h {
+				dst[lo+b+i] = -math.Exp2(-v * norm)
 			}
 		})
 	})

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vaticml/vatic/stats/anomaly"
+	"gonum.org/v1/gonum/mat"
 )
 
 // benchCols returns n rows of d correlated columns from a fixed seed:
@@ -64,6 +65,27 @@ func BenchmarkCovariance(b *testing.B) {
 			b.SetBytes(int64(n * d * 8))
 			for b.Loop() {
 				if _, _, err := anomaly.Covariance(cols, 2); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)*n/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
+
+// BenchmarkFit times a fit (which scores the training rows for the
+// offset) of each detector on 100 000 rows × 20 columns.
+func BenchmarkFit(b *testing.B) {
+	const n, d = 100_000, 20
+	cols := benchCols(n, d)
+	x := mat.NewDense(n, d, nil)
+	for j, c := range cols {
+		x.SetCol(j, c)
+	}
+	for _, a := range anomaly.Algorithms() {
+		b.Run(a.Key(), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := a.Fit(x, anomaly.Options{Seed: 1, Workers: 2}); err != nil {
 					b.Fatal(err)
 				}
 			}
