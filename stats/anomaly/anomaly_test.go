@@ -107,9 +107,10 @@ func TestClean(t *testing.T) {
 
 // TestDeterministic: the same seed gives the same scores whatever the
 // workers; another seed gives other forest scores; concurrent Score calls
-// on Dense and non-Dense inputs agree.
+// on Dense and non-Dense inputs agree. (Worker independence of the
+// multi-chunk kernels is TestCovariance's.)
 func TestDeterministic(t *testing.T) {
-	x, _ := loadCSV(t, "breast_cancer")
+	x, _ := loadCSV(t, "wine")
 	r, _ := x.Dims()
 	for _, a := range anomaly.Algorithms() {
 		var want []float64
