@@ -64,8 +64,9 @@ func (RobustMahalanobis) Key() string { return mcdKey }
 // Name returns "Robust Mahalanobis (FastMCD)".
 func (RobustMahalanobis) Name() string { return "Robust Mahalanobis (FastMCD)" }
 
-// errSupport reports a robust fit whose half-sample has no spread.
-var errSupport = errors.New("anomaly: more than half the rows coincide, the robust covariance is degenerate")
+// ErrSupport reports a robust fit whose half-sample has no spread (the
+// robust detector only; the forest still fits such data).
+var ErrSupport = errors.New("anomaly: more than half the rows coincide, the robust covariance is degenerate")
 
 // Fit estimates the reweighted MCD on every row of x and sets the offset
 // from −D² of the training rows (Threshold). Besides the errors of
@@ -162,7 +163,7 @@ func fitMCD(x *mat.Dense, opt Options) (*mcdEstimate, error) {
 	chi := distuv.ChiSquared{K: float64(r)}
 	corr := median(raw.dist) / chi.Quantile(0.5)
 	if !(corr > 0) || math.IsInf(corr, 0) {
-		return nil, errSupport
+		return nil, ErrSupport
 	}
 	cut := chi.Quantile(0.975)
 	var keep []int
@@ -172,7 +173,7 @@ func fitMCD(x *mat.Dense, opt Options) (*mcdEstimate, error) {
 		}
 	}
 	if len(keep) < 2 {
-		return nil, errSupport
+		return nil, ErrSupport
 	}
 	e := &mcdEstimate{rawLoc: raw.loc, rawCov: raw.cov, projected: proj != nil}
 	e.loc, e.cov = f.estimate(keep)
@@ -181,7 +182,7 @@ func fitMCD(x *mat.Dense, opt Options) (*mcdEstimate, error) {
 		return nil, err
 	}
 	if met.Rank() == 0 {
-		return nil, errSupport
+		return nil, ErrSupport
 	}
 	e.dist = make([]float64, n)
 	met.D2(z, e.dist, workers)
