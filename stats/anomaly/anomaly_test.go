@@ -329,3 +329,19 @@ func TestUnmarshalCorrupt(t *testing.T) {
 		}
 	}
 }
+
+// TestSupportDegenerate: when more than half the rows coincide the robust
+// half-sample has no spread; the robust fit fails with ErrSupport and
+// the forest still fits.
+func TestSupportDegenerate(t *testing.T) {
+	x := mat.NewDense(30, 2, nil)
+	for i := 20; i < 30; i++ {
+		x.SetRow(i, []float64{float64(i), float64(i * i % 7)})
+	}
+	if _, err := (anomaly.RobustMahalanobis{}).Fit(x, anomaly.Options{Seed: 1}); !errors.Is(err, anomaly.ErrSupport) {
+		t.Errorf("RobustMahalanobis.Fit(20 of 30 rows equal) error %v, want ErrSupport", err)
+	}
+	if _, err := (anomaly.IsolationForest{}).Fit(x, anomaly.Options{Seed: 1}); err != nil {
+		t.Errorf("IsolationForest.Fit(20 of 30 rows equal) error %v, want a model", err)
+	}
+}
