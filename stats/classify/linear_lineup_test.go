@@ -41,7 +41,7 @@ func TestLinearLineup(t *testing.T) {
 			t.Errorf("Algorithms()[%d] = %q (%q), want %q (%q)", i, all[i].Key(), all[i].Name(), tc.key, tc.name)
 		}
 	}
-	d := linBalance(linLoad(t, "wine"))
+	d := linBalance(loadCSV(t, "wine"))
 	n, p := d.X.Dims()
 	for _, tc := range linAlgorithms {
 		t.Run(tc.key, func(t *testing.T) {
@@ -55,8 +55,8 @@ func TestLinearLineup(t *testing.T) {
 			if imp := m.Importance(); imp != nil && len(imp) != p {
 				t.Errorf("Importance() has %d entries, want %d", len(imp), p)
 			}
-			prob := linProba(m, d.X)
-			linCheckProba(t, tc.key, prob)
+			prob := proba(m, d.X)
+			checkProba(t, tc.key, prob)
 			if f1 := stats.ClassificationMetrics(d.Y, classify.Predict(prob), d.K, nil)[stats.MacroAverageF1Score]; f1 < 0.9 {
 				t.Errorf("training macro-F1 on wine = %v, want ≥ 0.9", f1)
 			}
@@ -68,7 +68,7 @@ func TestLinearLineup(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Unmarshal(%s bytes): %v", tc.key, err)
 			}
-			if !mat.Equal(linProba(u, d.X), prob) {
+			if !mat.Equal(proba(u, d.X), prob) {
 				t.Errorf("decoded %s model gives different probabilities", tc.key)
 			}
 			if b2, _ := u.MarshalBinary(); !bytes.Equal(b, b2) {
@@ -83,7 +83,7 @@ func TestLinearLineup(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Refit with %d columns: %v", p+2, err)
 			}
-			linCheckProba(t, tc.key+" refitted", linProba(r, wide))
+			checkProba(t, tc.key+" refitted", proba(r, wide))
 		})
 	}
 }
@@ -135,7 +135,7 @@ func TestLinearDegenerate(t *testing.T) {
 			case err == nil && c.wantErr:
 				t.Errorf("%s.Fit(%s) = model, want an error", tc.key, c.name)
 			case err == nil:
-				linCheckProba(t, tc.key+" "+c.name, linProba(m, c.d.X))
+				checkProba(t, tc.key+" "+c.name, proba(m, c.d.X))
 				if imp := m.Importance(); !linFinite(imp) {
 					t.Errorf("%s.Fit(%s).Importance() = %v, want finite", tc.key, c.name, imp)
 				}
@@ -156,17 +156,17 @@ func linFinite(v []float64) bool {
 // TestLinearConcurrentProba calls Proba from several goroutines on one
 // model (run with -race).
 func TestLinearConcurrentProba(t *testing.T) {
-	d := linLoad(t, "iris")
+	d := loadCSV(t, "iris")
 	for _, tc := range linAlgorithms {
 		m, err := tc.alg.Fit(d, classify.Options{Seed: 1, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := linProba(m, d.X)
+		want := proba(m, d.X)
 		done := make(chan bool)
 		for range 4 {
 			go func() {
-				done <- mat.Equal(linProba(m, d.X), want)
+				done <- mat.Equal(proba(m, d.X), want)
 			}()
 		}
 		for range 4 {
@@ -190,7 +190,7 @@ func TestLinearCVMatchesSklearn(t *testing.T) {
 		t.Skip("60 cross-validated fits")
 	}
 	for _, name := range linDatasets {
-		d := linLoad(t, name)
+		d := loadCSV(t, name)
 		fold := linCVFolds(d.Y, d.K)
 		for _, tc := range linAlgorithms {
 			start := time.Now()
@@ -204,12 +204,12 @@ func TestLinearCVMatchesSklearn(t *testing.T) {
 						tr = append(tr, i)
 					}
 				}
-				train, test := linRows(d, tr), linRows(d, te)
+				train, test := subset(d, tr), subset(d, te)
 				m, err := tc.alg.Fit(train, classify.Options{Seed: 1, Workers: 2})
 				if err != nil {
 					t.Fatal(err)
 				}
-				pred := classify.Predict(linProba(m, test.X))
+				pred := classify.Predict(proba(m, test.X))
 				mean += stats.ClassificationMetrics(test.Y, pred, d.K, nil)[stats.MacroAverageF1Score] / 5
 			}
 			want := linRefCV[name+"."+tc.key]
@@ -225,8 +225,8 @@ func TestLinearCVMatchesSklearn(t *testing.T) {
 // decoding may fail but must not panic; what decodes re-encodes to the
 // same bytes and answers Proba without panicking.
 func FuzzLinearUnmarshal(f *testing.F) {
-	d := linLoad(f, "iris")
-	small := linRows(d, []int{0, 1, 2, 3, 4, 50, 51, 52, 53, 54, 100, 101, 102, 103, 104})
+	d := loadCSV(f, "iris")
+	small := subset(d, []int{0, 1, 2, 3, 4, 50, 51, 52, 53, 54, 100, 101, 102, 103, 104})
 	for i, tc := range linAlgorithms {
 		m, err := tc.alg.Fit(small, classify.Options{Seed: 1, Workers: 1})
 		if err != nil {
