@@ -12,6 +12,7 @@ import (
 
 	"github.com/vaticml/vatic/stats"
 	"github.com/vaticml/vatic/stats/classify"
+	"github.com/vaticml/vatic/stats/internal/statstest"
 )
 
 // linAlgorithms are the algorithms of this file set, with their ranks'
@@ -93,15 +94,6 @@ func TestLinearLineup(t *testing.T) {
 // bad labels and weights. Each must return a model with valid
 // probabilities or an error, never panic.
 func TestLinearDegenerate(t *testing.T) {
-	rows := func(n, p int, f func(i, j int) float64) *mat.Dense {
-		x := mat.NewDense(n, p, nil)
-		for i := range n {
-			for j := range p {
-				x.Set(i, j, f(i, j))
-			}
-		}
-		return x
-	}
 	alt := func(n int) []int {
 		y := make([]int, n)
 		for i := range y {
@@ -116,15 +108,15 @@ func TestLinearDegenerate(t *testing.T) {
 		wantErr bool
 	}{
 		{"empty", classify.Data{X: &mat.Dense{}, K: 2}, true},
-		{"one row", classify.Data{X: rows(1, 2, func(i, j int) float64 { return 1 }), Y: []int{0}, K: 2}, false}, // naive Bayes fits it
-		{"one class present", classify.Data{X: rows(20, 2, func(i, j int) float64 { return float64(i * (j + 1)) }), Y: make([]int, 20), K: 2}, false},
-		{"constant columns", classify.Data{X: rows(20, 3, func(i, j int) float64 { return 7 }), Y: alt(20), K: 2}, false},
-		{"one column", classify.Data{X: rows(20, 1, func(i, j int) float64 { return float64(i % 5) }), Y: alt(20), K: 2}, false},
-		{"separable", classify.Data{X: rows(20, 1, func(i, j int) float64 { return float64(i%2) * 100 }), Y: alt(20), K: 2}, false},
-		{"label out of range", classify.Data{X: rows(20, 1, func(i, j int) float64 { return 1 }), Y: append(alt(19), 5), K: 2}, true},
-		{"one class", classify.Data{X: rows(20, 1, func(i, j int) float64 { return float64(i) }), Y: make([]int, 20), K: 1}, true},
-		{"zero weight", classify.Data{X: rows(20, 1, func(i, j int) float64 { return float64(i) }), Y: alt(20), K: 2, W: make([]float64, 20)}, true},
-		{"rows and labels differ", classify.Data{X: rows(20, 1, func(i, j int) float64 { return float64(i) }), Y: alt(19), K: 2}, true},
+		{"one row", classify.Data{X: statstest.Dense(1, 2, func(i, j int) float64 { return 1 }), Y: []int{0}, K: 2}, false}, // naive Bayes fits it
+		{"one class present", classify.Data{X: statstest.Dense(20, 2, func(i, j int) float64 { return float64(i * (j + 1)) }), Y: make([]int, 20), K: 2}, false},
+		{"constant columns", classify.Data{X: statstest.Dense(20, 3, func(i, j int) float64 { return 7 }), Y: alt(20), K: 2}, false},
+		{"one column", classify.Data{X: statstest.Dense(20, 1, func(i, j int) float64 { return float64(i % 5) }), Y: alt(20), K: 2}, false},
+		{"separable", classify.Data{X: statstest.Dense(20, 1, func(i, j int) float64 { return float64(i%2) * 100 }), Y: alt(20), K: 2}, false},
+		{"label out of range", classify.Data{X: statstest.Dense(20, 1, func(i, j int) float64 { return 1 }), Y: append(alt(19), 5), K: 2}, true},
+		{"one class", classify.Data{X: statstest.Dense(20, 1, func(i, j int) float64 { return float64(i) }), Y: make([]int, 20), K: 1}, true},
+		{"zero weight", classify.Data{X: statstest.Dense(20, 1, func(i, j int) float64 { return float64(i) }), Y: alt(20), K: 2, W: make([]float64, 20)}, true},
+		{"rows and labels differ", classify.Data{X: statstest.Dense(20, 1, func(i, j int) float64 { return float64(i) }), Y: alt(19), K: 2}, true},
 	}
 	for _, tc := range linAlgorithms {
 		for _, c := range cases {

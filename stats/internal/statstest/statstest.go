@@ -1,7 +1,7 @@
 // Package statstest holds test helpers the stats families share: reading
 // the reference data sets and cross-validation folds their testdata
-// folders keep. It is
-// imported by tests only and imports nothing of the module.
+// folders keep, and building small matrices. It is imported by tests only
+// and imports nothing of the module (gonum only).
 package statstest
 
 import (
@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // ReadCSV reads the CSV file at path (relative to the test's package
@@ -55,4 +57,17 @@ func ReadFolds(tb testing.TB, path string) [][]int {
 		folds = append(folds, fold)
 	}
 	return folds
+}
+
+// Dense returns the n×p matrix with entries f(i, j), called row by row
+// (so a generator drawing from one stream fills it reproducibly): the
+// small hand-made inputs of the degenerate-data tests.
+func Dense(n, p int, f func(i, j int) float64) *mat.Dense {
+	x := mat.NewDense(n, p, nil)
+	for i := range n {
+		for j := range p {
+			x.Set(i, j, f(i, j))
+		}
+	}
+	return x
 }

@@ -30,3 +30,17 @@ func TestReadFolds(t *testing.T) {
 		t.Errorf("ReadFolds = %v, want [[0 3] [1 2 4]]", folds)
 	}
 }
+
+func TestDense(t *testing.T) {
+	var calls [][2]int
+	x := statstest.Dense(2, 3, func(i, j int) float64 {
+		calls = append(calls, [2]int{i, j})
+		return float64(10*i + j)
+	})
+	if got := x.RawMatrix().Data; !slices.Equal(got, []float64{0, 1, 2, 10, 11, 12}) {
+		t.Errorf("Dense(2, 3, 10i+j) = %v, want [0 1 2 10 11 12]", got)
+	}
+	if calls[1] != [2]int{0, 1} || calls[3] != [2]int{1, 0} {
+		t.Errorf("Dense called f in order %v, want row by row", calls)
+	}
+}
