@@ -194,11 +194,7 @@ func newKNNModel(d Data, k int, distance bool) *KNNModel {
 	m := &KNNModel{k: k, distance: distance, classes: d.K, st: scale.New(d.X),
 		y: slices.Clone(d.Y), w: slices.Clone(weightsOf(d))}
 	m.cols = m.st.Varying()
-	rows := make([]float64, n*len(m.cols))
-	for i := range n {
-		m.st.Project(d.X.RawRowView(i), m.cols, rows[i*len(m.cols):(i+1)*len(m.cols)])
-	}
-	m.index = neighbors.New(rows, n, len(m.cols))
+	m.index = neighbors.New(m.st.ProjectRows(d.X, m.cols), n, len(m.cols))
 	return m
 }
 

@@ -177,11 +177,7 @@ func newKNNModel(x *mat.Dense, y []float64, k int, distance bool) *KNNModel {
 	n, _ := x.Dims()
 	m := &KNNModel{k: k, distance: distance, st: scale.New(x), y: slices.Clone(y)}
 	m.cols = m.st.Varying()
-	rows := make([]float64, n*len(m.cols))
-	for i := range n {
-		m.st.Project(x.RawRowView(i), m.cols, rows[i*len(m.cols):(i+1)*len(m.cols)])
-	}
-	m.index = neighbors.New(rows, n, len(m.cols))
+	m.index = neighbors.New(m.st.ProjectRows(x, m.cols), n, len(m.cols))
 	return m
 }
 

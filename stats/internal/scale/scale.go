@@ -95,3 +95,14 @@ func (s Standardizer) Project(row []float64, cols []int, q []float64) {
 		q[i] = (row[j] - s.Mean[j]) / s.SD[j]
 	}
 }
+
+// ProjectRows returns the z-scores of every row of x over columns cols,
+// row-major (rows × len(cols)): the points a k-NN model indexes.
+func (s Standardizer) ProjectRows(x *mat.Dense, cols []int) []float64 {
+	n, _ := x.Dims()
+	out := make([]float64, n*len(cols))
+	for i := range n {
+		s.Project(x.RawRowView(i), cols, out[i*len(cols):(i+1)*len(cols)])
+	}
+	return out
+}

@@ -54,3 +54,11 @@ func TestStandardizerDegenerate(t *testing.T) {
 		t.Errorf("New(empty) = %+v, want no columns", empty)
 	}
 }
+
+func TestProjectRows(t *testing.T) {
+	s := scale.Standardizer{Mean: []float64{1, 5, 0}, SD: []float64{2, 0, 4}}
+	x := mat.NewDense(2, 3, []float64{3, 5, 8, -1, 5, -4})
+	if got := s.ProjectRows(x, s.Varying()); !slices.Equal(got, []float64{1, 2, -1, -1}) {
+		t.Errorf("ProjectRows = %v, want [1 2 -1 -1]", got)
+	}
+}
