@@ -17,6 +17,21 @@
 // by Threshold, and Score returns anomaly(x) = r(x) − offset. Negative
 // means anomalous, more negative more anomalous; a row is flagged when
 // anomaly ≤ 0.
+//
+// Degenerate data, each an error or a defined output, never a panic:
+//   - fewer than two rows: ErrTooFewRows (Covariance too); no columns:
+//     ErrNoColumns; NaN or ±Inf in a fit: ErrNotFinite;
+//   - all rows identical: ErrIdentical from both detectors; the D² kernel
+//     itself gives a zero covariance, rank 0 and every D² = 0;
+//   - constant columns, complete one-hot blocks, more columns than rows:
+//     the pseudo-inverse path (Metric), which ignores directions without
+//     variance; the robust fit projects onto the data's span first;
+//   - more than half the rows coinciding (in the data's span): the robust
+//     fit returns ErrSupport, as scikit-learn's MinCovDet fails;
+//   - ties at the contamination quantile (discrete data): every tied row
+//     is flagged, so PercentAnomalies may exceed 10 %;
+//   - a NaN in a row passed to D2 or Score gives that row NaN (D2) or an
+//     arbitrary path (the forest); other rows are unaffected.
 package anomaly
 
 import (

@@ -107,9 +107,10 @@ func TestClean(t *testing.T) {
 
 // TestDeterministic: the same seed gives the same scores whatever the
 // workers; another seed gives other forest scores; concurrent Score calls
-// on Dense and non-Dense inputs agree.
+// on Dense and non-Dense inputs agree. (Worker independence of the
+// multi-chunk kernels is TestCovariance's.)
 func TestDeterministic(t *testing.T) {
-	x, _ := loadCSV(t, "breast_cancer")
+	x, _ := loadCSV(t, "wine")
 	r, _ := x.Dims()
 	for _, a := range anomaly.Algorithms() {
 		var want []float64
@@ -211,6 +212,9 @@ func TestFitEdgeCases(t *testing.T) {
 		oneHot.SetRow(i, []float64{rng.NormFloat64(), rng.NormFloat64(), 0, 0, 0})
 		oneHot.Set(i, 2+i%3, 1)
 	}
+	// Below scikit-learn's 1e-7 no isolation tree splits; the robust
+	// distances are scale-free and still work.
+	tinyErr := map[string]error{"isolation_forest_anomalies": anomaly.ErrIdentical}
 	for _, a := range anomaly.Algorithms() {
 		for _, c := range []struct {
 			name string
@@ -221,6 +225,7 @@ func TestFitEdgeCases(t *testing.T) {
 			{"one row", mat.NewDense(1, 3, []float64{1, 2, 3}), anomaly.ErrTooFewRows},
 			{"identical rows", mat.NewDense(5, 2, []float64{1, 2, 1, 2, 1, 2, 1, 2, 1, 2}), anomaly.ErrIdentical},
 			{"NaN", mat.NewDense(3, 1, []float64{1, math.NaN(), 2}), anomaly.ErrNotFinite},
+			{"tiny spread", mat.NewDense(4, 1, []float64{1, 1 + 1e-9, 1, 1 - 1e-9}), tinyErr[a.Key()]},
 			{"Inf", mat.NewDense(3, 1, []float64{1, math.Inf(1), 2}), anomaly.ErrNotFinite},
 			{"two rows", twoRows, nil},
 			{"more columns than rows", wide, nil},
@@ -322,5 +327,21 @@ func TestUnmarshalCorrupt(t *testing.T) {
 				try(c)
 			}
 		}
+	}
+}
+
+// TestSupportDegenerate: when more than half the rows coincide the robust
+// half-sample has no spread; the robust fit fails with ErrSupport and
+// the forest still fits.
+func TestSupportDegenerate(t *testing.T) {
+	x := mat.NewDense(30, 2, nil)
+	for i := 20; i < 30; i++ {
+		x.SetRow(i, []float64{float64(i), float64(i * i % 7)})
+	}
+	if _, err := (anomaly.RobustMahalanobis{}).Fit(x, anomaly.Options{Seed: 1}); !errors.Is(err, anomaly.ErrSupport) {
+		t.Errorf("RobustMahalanobis.Fit(20 of 30 rows equal) error %v, want ErrSupport", err)
+	}
+	if _, err := (anomaly.IsolationForest{}).Fit(x, anomaly.Options{Seed: 1}); err != nil {
+		t.Errorf("IsolationForest.Fit(20 of 30 rows equal) error %v, want a model", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
 	"github.com/vaticml/vatic/stats"
@@ -45,7 +46,8 @@ func (IsolationForest) Name() string { return "Isolation Forest Outlier Detectio
 // Fit grows the forest on every row of x with up to opt.Workers
 // goroutines and sets the offset from the training scores (Threshold).
 // It returns ErrTooFewRows below two rows, ErrIdentical when every row is
-// the same and ErrNotFinite on NaN or infinite values.
+// the same (or no tree could split: no column spans more than 1e-7) and
+// ErrNotFinite on NaN or infinite values.
 func (IsolationForest) Fit(x *mat.Dense, opt Options) (Model, error) {
 	if err := checkFit(x); err != nil {
 		return nil, err
@@ -61,6 +63,9 @@ func (IsolationForest) Fit(x *mat.Dense, opt Options) (Model, error) {
 		g.grow(0, sample(rng, n, psi), 0)
 		m.trees[t] = g.nodes
 	})
+	if !slices.ContainsFunc(m.trees, func(t []tree.Node) bool { return len(t) > 1 }) {
+		return nil, ErrIdentical // no column spans more than 1e-7 in any sample
+	}
 	raw := make([]float64, n)
 	m.raw(x, raw, opt.workers())
 	m.offset = Threshold(raw, opt.Clean)
@@ -194,14 +199,19 @@ func (m *forestModel) raw(x mat.Matrix, dst []float64, workers int) {
 		} else {
 			sub = rowsView{x, lo, hi}
 		}
+		// Tree-outer within a block of rows: one small tree stays in
+		// cache while the block's rows walk it.
+		var h []float64
 		tree.Blocks(sub, m.d, func(b int, rows []float64) {
-			for i := range len(rows) / m.d {
-				row := rows[i*m.d : (i+1)*m.d]
-				var h float64
-				for _, t := range m.trees {
-					h += tree.Leaf(t, row)
+			nr := len(rows) / m.d
+			h = append(h[:0], make([]float64, nr)...)
+			for _, t := range m.trees {
+				for i := range nr {
+					h[i] += tree.Leaf(t, rows[i*m.d:(i+1)*m.d])
 				}
-				dst[lo+b+i] = -math.Exp2(-h * norm)
+			}
+			for i, v := range h {
+				dst[lo+b+i] = -math.Exp2(-v * norm)
 			}
 		})
 	})

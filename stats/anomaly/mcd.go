@@ -23,8 +23,9 @@ const (
 	// subsets of about 300 rows with 500 starts in all, 10 best per
 	// subset, merged on at most 1500 rows. mcdMaxSubsets caps the subsets
 	// at 5, as Rousseeuw and Van Driessen's FastMCD (scikit-learn has no
-	// cap, so its merge step iterates n/30 candidates): results match
-	// scikit-learn's algorithm below 1800 rows.
+	// cap, so its merge step iterates n/30 candidates), and from 1500 rows
+	// the final C-steps on every row are screened (see fastMCD): the
+	// search is scikit-learn's below 1500 rows.
 	mcdTrials     = 30
 	mcdBest       = 10
 	mcdIter       = 30
@@ -63,8 +64,9 @@ func (RobustMahalanobis) Key() string { return mcdKey }
 // Name returns "Robust Mahalanobis (FastMCD)".
 func (RobustMahalanobis) Name() string { return "Robust Mahalanobis (FastMCD)" }
 
-// errSupport reports a robust fit whose half-sample has no spread.
-var errSupport = errors.New("anomaly: more than half the rows coincide, the robust covariance is degenerate")
+// ErrSupport reports a robust fit whose half-sample has no spread (the
+// robust detector only; the forest still fits such data).
+var ErrSupport = errors.New("anomaly: more than half the rows coincide, the robust covariance is degenerate")
 
 // Fit estimates the reweighted MCD on every row of x and sets the offset
 // from −D² of the training rows (Threshold). Besides the errors of
@@ -161,7 +163,7 @@ func fitMCD(x *mat.Dense, opt Options) (*mcdEstimate, error) {
 	chi := distuv.ChiSquared{K: float64(r)}
 	corr := median(raw.dist) / chi.Quantile(0.5)
 	if !(corr > 0) || math.IsInf(corr, 0) {
-		return nil, errSupport
+		return nil, ErrSupport
 	}
 	cut := chi.Quantile(0.975)
 	var keep []int
@@ -171,7 +173,7 @@ func fitMCD(x *mat.Dense, opt Options) (*mcdEstimate, error) {
 		}
 	}
 	if len(keep) < 2 {
-		return nil, errSupport
+		return nil, ErrSupport
 	}
 	e := &mcdEstimate{rawLoc: raw.loc, rawCov: raw.cov, projected: proj != nil}
 	e.loc, e.cov = f.estimate(keep)
@@ -180,7 +182,7 @@ func fitMCD(x *mat.Dense, opt Options) (*mcdEstimate, error) {
 		return nil, err
 	}
 	if met.Rank() == 0 {
-		return nil, errSupport
+		return nil, ErrSupport
 	}
 	e.dist = make([]float64, n)
 	met.D2(z, e.dist, workers)
@@ -297,20 +299,74 @@ func logDet(cov *mat.SymDense) float64 {
 	return ch.LogDet()
 }
 
-// smallest returns the indices of the h smallest distances, ties to the
-// lower index (NaN last).
+// smallest returns, in increasing order, the indices of the h smallest
+// distances, ties at the h-th value to the lower indices and NaN counted
+// as +Inf. It selects the h-th value in a copy (linear time on average)
+// rather than sorting indices, and the support comes out in row order,
+// which the gathers of estimate then read sequentially.
 func smallest(dist []float64, h int) []int {
-	idx := make([]int, len(dist))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int {
-		if c := cmp.Compare(dist[a], dist[b]); c != 0 {
-			return c
+	s := make([]float64, len(dist))
+	for i, v := range dist {
+		if math.IsNaN(v) {
+			v = math.Inf(1)
 		}
-		return a - b
-	})
-	return slices.Clone(idx[:h])
+		s[i] = v
+	}
+	t := kth(s, h-1)
+	below := 0
+	for _, v := range s {
+		if v < t {
+			below++
+		}
+	}
+	ties := h - below // how many values equal to t to take
+	out := make([]int, 0, h)
+	for i, v := range dist {
+		if math.IsNaN(v) {
+			v = math.Inf(1)
+		}
+		if v < t || (v == t && ties > 0) {
+			if v == t {
+				ties--
+			}
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// kth returns the k-th smallest (0-based) of s, reordering s: Hoare's
+// selection with a median-of-three pivot and a three-way partition, so
+// runs of equal values cost one pass.
+func kth(s []float64, k int) float64 {
+	lo, hi := 0, len(s)
+	for hi-lo > 1 {
+		a, b, c := s[lo], s[lo+(hi-lo)/2], s[hi-1]
+		p := max(min(a, b), min(max(a, b), c)) // median of three
+		lt, i, gt := lo, lo, hi
+		for i < gt {
+			switch v := s[i]; {
+			case v < p:
+				s[lt], s[i] = s[i], s[lt]
+				lt++
+				i++
+			case v > p:
+				gt--
+				s[i], s[gt] = s[gt], s[i]
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < lt:
+			hi = lt
+		case k >= gt:
+			lo = gt
+		default:
+			return p
+		}
+	}
+	return s[lo]
 }
 
 // subset is f restricted to rows rows.
@@ -334,6 +390,7 @@ func (f *mcdFitter) cStep(h, iters int, init *cstep) cstep {
 	var support []int
 	if init == nil {
 		support = f.rng.Perm(f.n)[:h]
+		slices.Sort(support)
 	} else {
 		support = smallest(f.distances(init.loc, init.cov), h)
 	}
@@ -427,6 +484,11 @@ func (f *mcdFitter) fastMCD(h int) (cstep, error) {
 		b.dist = f.distances(b.loc, b.cov)
 		return b, nil
 	}
+	// On every row, scikit-learn iterates all 10 merged candidates to
+	// convergence; each C-step now costs a pass over n rows, so we give
+	// them 2 C-steps each and iterate only the best one to convergence,
+	// the screening FastMCD applies at its earlier stages.
+	best = f.selectBest(h, 2, 0, best, 1)
 	return f.selectBest(h, mcdIter, 0, best, 1)[0], nil
 }
 

@@ -16,11 +16,12 @@ package classify
 import (
 	"encoding"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/vaticml/vatic/stats/internal/codec"
 )
 
 // Options are what a fit may use besides the data.
@@ -93,26 +94,10 @@ func register(rank int, a Algorithm, decode func([]byte) (Model, error)) {
 	lineup = append(lineup, ranked{rank, a})
 }
 
-// Unmarshal decodes bytes written by a Model's MarshalBinary. The first
-// byte is the key's length and the key follows (see frame).
+// Unmarshal decodes bytes written by a Model's MarshalBinary: the key
+// framed by codec.Frame, then the algorithm's payload.
 func Unmarshal(data []byte) (Model, error) {
-	if len(data) < 1 || len(data) < 1+int(data[0]) {
-		return nil, errors.New("classify: model bytes too short")
-	}
-	key := string(data[1 : 1+int(data[0])])
-	f, ok := unmarshalers[key]
-	if !ok {
-		return nil, fmt.Errorf("classify: unknown model key %q", key)
-	}
-	return f(data[1+int(data[0]):])
-}
-
-// frame prefixes a model's payload with its key so Unmarshal can dispatch.
-func frame(key string, payload []byte) []byte {
-	out := make([]byte, 0, 1+len(key)+len(payload))
-	out = append(out, byte(len(key)))
-	out = append(out, key...)
-	return append(out, payload...)
+	return codec.Decode(data, unmarshalers, "classify")
 }
 
 // Predict returns the arg-max class of each row of p (rows × K), ties to

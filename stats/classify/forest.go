@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/vaticml/vatic/stats/internal/codec"
 	"github.com/vaticml/vatic/stats/internal/tree"
 	"gonum.org/v1/gonum/mat"
 )
@@ -141,7 +142,7 @@ func (m *forestModel) MarshalBinary() ([]byte, error) {
 	for _, dist := range m.dist {
 		w.F64s(dist)
 	}
-	return frame(forestKey, w.B), nil
+	return codec.Frame(forestKey, w.B), nil
 }
 
 func unmarshalForest(b []byte) (Model, error) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vaticml/vatic/stats/classify"
+	"github.com/vaticml/vatic/stats/internal/statstest"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -87,7 +88,7 @@ func testTreeCV(t *testing.T, a classify.Algorithm) {
 	}
 	for _, name := range []string{"iris", "wine", "breast_cancer"} {
 		t.Run(name, func(t *testing.T) {
-			got, folds := cvMacroF1(t, a, loadCSV(t, name), readFolds(t, name), 1)
+			got, folds := cvMacroF1(t, a, loadCSV(t, name), statstest.ReadFolds(t, "testdata/folds_"+name+".txt"), 1)
 			want := sklearnCV[a.Key()][name]
 			t.Logf("%s on %s: 5-fold macro-F1 %.4f (folds %.4f), scikit-learn %.4f", a.Key(), name, got, folds, want)
 			if got < want-cvTolerance {

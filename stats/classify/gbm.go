@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/vaticml/vatic/stats"
+	"github.com/vaticml/vatic/stats/internal/codec"
 	"github.com/vaticml/vatic/stats/internal/tree"
 	"gonum.org/v1/gonum/mat"
 )
@@ -396,7 +397,7 @@ func (m *gbmModel) MarshalBinary() ([]byte, error) {
 		w.F64(m.base[k])
 		w.Trees(ts)
 	}
-	return frame(gbmKey, w.B), nil
+	return codec.Frame(gbmKey, w.B), nil
 }
 
 func unmarshalGBM(b []byte) (Model, error) {

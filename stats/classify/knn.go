@@ -8,7 +8,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/vaticml/vatic/stats"
+	"github.com/vaticml/vatic/stats/internal/codec"
 	"github.com/vaticml/vatic/stats/internal/neighbors"
+	"github.com/vaticml/vatic/stats/internal/parallel"
+	"github.com/vaticml/vatic/stats/internal/scale"
 )
 
 const (
@@ -134,12 +137,12 @@ func knnFoldPredict(d Data, fold []int, f int, cands []knnCandidate, workers int
 		kmax = max(kmax, c.k)
 	}
 	chunks := (len(rows) + knnChunkRows - 1) / knnChunkRows
-	runIndexed(chunks, workers, func(ch int) {
+	parallel.For(chunks, workers, func(ch int) {
 		q := make([]float64, len(m.cols))
 		votes := make([]float64, d.K)
 		var sr neighbors.Searcher
 		for _, i := range rows[ch*knnChunkRows : min(len(rows), (ch+1)*knnChunkRows)] {
-			m.scale(d.X.RawRowView(i), q)
+			m.st.Project(d.X.RawRowView(i), m.cols, q)
 			nb := m.index.Search(q, kmax, &sr)
 			for ci, cand := range cands {
 				m.vote(nb[:min(cand.k, len(nb))], cand.distance, votes)
@@ -179,8 +182,8 @@ type KNNModel struct {
 	k        int
 	distance bool
 	classes  int
-	st       standardizer // over all input columns
-	cols     []int        // columns with sd > 0, the distance coordinates
+	st       scale.Standardizer // over all input columns
+	cols     []int              // columns with sd > 0, the distance coordinates
 	index    *neighbors.Index
 	y        []int
 	w        []float64 // balance weights of the training rows
@@ -188,31 +191,11 @@ type KNNModel struct {
 
 func newKNNModel(d Data, k int, distance bool) *KNNModel {
 	n, _ := d.X.Dims()
-	m := &KNNModel{k: k, distance: distance, classes: d.K, st: newStandardizer(d.X),
+	m := &KNNModel{k: k, distance: distance, classes: d.K, st: scale.New(d.X),
 		y: slices.Clone(d.Y), w: slices.Clone(weightsOf(d))}
-	m.setCols()
-	rows := make([]float64, n*len(m.cols))
-	for i := range n {
-		m.scale(d.X.RawRowView(i), rows[i*len(m.cols):(i+1)*len(m.cols)])
-	}
-	m.index = neighbors.New(rows, n, len(m.cols))
+	m.cols = m.st.Varying()
+	m.index = neighbors.New(m.st.ProjectRows(d.X, m.cols), n, len(m.cols))
 	return m
-}
-
-func (m *KNNModel) setCols() {
-	m.cols = m.cols[:0]
-	for j, sd := range m.st.sd {
-		if sd > 0 {
-			m.cols = append(m.cols, j)
-		}
-	}
-}
-
-// scale writes the z-scores of row's varying columns into q.
-func (m *KNNModel) scale(row, q []float64) {
-	for i, j := range m.cols {
-		q[i] = (row[j] - m.st.mean[j]) / m.st.sd[j]
-	}
 }
 
 // vote writes the normalised weighted votes of the neighbours nb (sorted
@@ -265,8 +248,8 @@ func (m *KNNModel) Importance() []float64 { return nil }
 func (m *KNNModel) Proba(x mat.Matrix, dst *mat.Dense) {
 	q := make([]float64, len(m.cols))
 	var sr neighbors.Searcher
-	probaRows(x, len(m.st.mean), m.classes, dst, func(row, out []float64) {
-		m.scale(row, q)
+	probaRows(x, len(m.st.Mean), m.classes, dst, func(row, out []float64) {
+		m.st.Project(row, m.cols, q)
 		m.vote(m.index.Search(q, m.k, &sr), m.distance, out)
 	})
 }
@@ -282,39 +265,39 @@ func (m *KNNModel) Refit(d Data, _ Options) (Model, error) {
 // MarshalBinary encodes the model, training rows included, for Unmarshal.
 func (m *KNNModel) MarshalBinary() ([]byte, error) {
 	rows := m.index.Rows()
-	w := payloadWriter{buf: make([]byte, 0, 64+8*(len(rows)+2*len(m.y)+2*len(m.st.mean)))}
-	w.buf = append(w.buf, knnWire)
-	w.int(m.k)
+	w := codec.Writer{B: make([]byte, 0, 64+8*(len(rows)+2*len(m.y)+2*len(m.st.Mean)))}
+	w.B = append(w.B, knnWire)
+	w.Int(m.k)
 	dist := 0
 	if m.distance {
 		dist = 1
 	}
-	w.int(dist)
-	w.int(m.classes)
-	w.f64s(m.st.mean)
-	w.f64s(m.st.sd)
-	w.ints(m.y)
-	w.f64s(m.w)
-	w.f64s(rows)
-	return frame(knnKey, w.buf), nil
+	w.Int(dist)
+	w.Int(m.classes)
+	w.F64s(m.st.Mean)
+	w.F64s(m.st.SD)
+	w.Ints(m.y)
+	w.F64s(m.w)
+	w.F64s(rows)
+	return codec.Frame(knnKey, w.B), nil
 }
 
 func unmarshalKNN(data []byte) (Model, error) {
 	if len(data) < 1 || data[0] != knnWire {
 		return nil, fmt.Errorf("%w (knn version)", errPayload)
 	}
-	r := payloadReader{buf: data[1:]}
-	m := &KNNModel{k: r.int(math.MaxInt32), distance: r.int(1) == 1, classes: r.int(1 << 20)}
-	m.st.mean, m.st.sd = r.f64s(), r.f64s()
-	m.y = r.ints(max(0, m.classes-1))
-	m.w = r.f64s()
-	rows := r.f64s()
-	if err := r.done(); err != nil {
+	r := codec.NewReader(data[1:], errPayload)
+	m := &KNNModel{k: r.Int(math.MaxInt32), distance: r.Int(1) == 1, classes: r.Int(1 << 20)}
+	m.st.Mean, m.st.SD = r.F64s(), r.F64s()
+	m.y = r.Ints(max(0, m.classes-1))
+	m.w = r.F64s()
+	rows := r.F64s()
+	if err := r.Done(); err != nil {
 		return nil, fmt.Errorf("%w (knn)", err)
 	}
-	m.setCols()
+	m.cols = m.st.Varying()
 	n, dim := len(m.y), len(m.cols)
-	if m.k < 1 || m.classes < 2 || n < 1 || len(m.w) != n || len(m.st.sd) != len(m.st.mean) || len(rows) != n*dim {
+	if m.k < 1 || m.classes < 2 || n < 1 || len(m.w) != n || len(m.st.SD) != len(m.st.Mean) || len(rows) != n*dim {
 		return nil, fmt.Errorf("%w (knn shape)", errPayload)
 	}
 	m.index = neighbors.New(rows, n, dim)

@@ -15,13 +15,13 @@ import (
 // ‖a‖² + ‖b‖² − 2a·b, we sum squared differences).
 func TestKNNMatchesSklearn(t *testing.T) {
 	for _, name := range linDatasets {
-		train, test := linSplit(linLoad(t, name))
+		train, test := linSplit(loadCSV(t, name))
 		m, err := classify.FitKNNAt(train, 5, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := linProba(m, test.X)
-		linCheckProba(t, name, p)
+		p := proba(m, test.X)
+		checkProba(t, name, p)
 		want := linRefVotes[name]
 		var got []byte
 		for _, v := range p.RawMatrix().Data {
@@ -41,14 +41,14 @@ func TestKNNMatchesSklearn(t *testing.T) {
 			t.Fatal(err)
 		}
 		x4 := test.X.Slice(0, 4, 0, test.X.RawMatrix().Cols)
-		linCompare(t, name+" 10-NN distance-weighted", linProba(md, x4).RawMatrix().Data, linRef[name+".knn10d.proba"], 1e-12)
+		linCompare(t, name+" 10-NN distance-weighted", proba(md, x4).RawMatrix().Data, linRef[name+".knn10d.proba"], 1e-12)
 	}
 }
 
 // TestKNNCrossValidation checks the chosen hyper-parameters come from the
 // grid and do not depend on the worker count.
 func TestKNNCrossValidation(t *testing.T) {
-	train, test := linSplit(linLoad(t, "wine"))
+	train, test := linSplit(loadCSV(t, "wine"))
 	m1, err := classify.KNN{}.Fit(train, classify.Options{Seed: 3, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +61,7 @@ func TestKNNCrossValidation(t *testing.T) {
 	if !slices.Contains([]int{3, 5, 10, 20}, k.K()) {
 		t.Errorf("KNN.Fit(wine).K() = %d, want one of 3, 5, 10, 20", k.K())
 	}
-	if !slices.Equal(linProba(m1, test.X).RawMatrix().Data, linProba(m2, test.X).RawMatrix().Data) {
+	if !slices.Equal(proba(m1, test.X).RawMatrix().Data, proba(m2, test.X).RawMatrix().Data) {
 		t.Errorf("KNN.Fit(seed 3) with 1 and 2 workers predict differently")
 	}
 }
@@ -70,9 +70,9 @@ func TestKNNCrossValidation(t *testing.T) {
 // with 10 setosa rows of weight 1 and 5 versicolor rows of weight 3 all
 // voting (k = 15), p(versicolor) = 15/25.
 func TestKNNBalanceWeightsVotes(t *testing.T) {
-	d := linLoad(t, "iris")
+	d := loadCSV(t, "iris")
 	rows := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 50, 51, 52, 53, 54} // 10 setosa, 5 versicolor
-	sub := linRows(d, rows)
+	sub := subset(d, rows)
 	sub.W = make([]float64, len(rows))
 	for i, c := range sub.Y {
 		sub.W[i] = 1
@@ -84,7 +84,7 @@ func TestKNNBalanceWeightsVotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := linProba(m, sub.X.Slice(0, 1, 0, 4))
+	p := proba(m, sub.X.Slice(0, 1, 0, 4))
 	if got := p.At(0, 1); !linClose(got, 15.0/25, 1e-15) {
 		t.Errorf("weighted 15-NN p(versicolor) = %v, want 15/25", got)
 	}

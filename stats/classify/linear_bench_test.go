@@ -13,7 +13,7 @@ import (
 //	go test -run '^$' -bench LinearFit -count 6 ./stats/classify | tee new.txt
 //	benchstat old.txt new.txt
 func BenchmarkLinearFit(b *testing.B) {
-	d := linBalance(linLoad(b, "breast_cancer"))
+	d := linBalance(loadCSV(b, "breast_cancer"))
 	rows := len(d.Y)
 	for _, tc := range linAlgorithms {
 		b.Run(tc.key, func(b *testing.B) {
@@ -31,7 +31,7 @@ func BenchmarkLinearFit(b *testing.B) {
 // BenchmarkLinearProba times Proba of the 569 breast cancer rows with a
 // model fitted on them.
 func BenchmarkLinearProba(b *testing.B) {
-	d := linBalance(linLoad(b, "breast_cancer"))
+	d := linBalance(loadCSV(b, "breast_cancer"))
 	rows := len(d.Y)
 	for _, tc := range linAlgorithms {
 		b.Run(tc.key, func(b *testing.B) {
@@ -39,7 +39,7 @@ func BenchmarkLinearProba(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			dst := linProba(m, d.X)
+			dst := proba(m, d.X)
 			b.ReportAllocs()
 			for b.Loop() {
 				m.Proba(d.X, dst)

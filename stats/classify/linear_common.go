@@ -1,22 +1,19 @@
 package classify
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 )
 
 // Helpers shared by logistic regression, naive Bayes and k-NN: input
-// checks, the standardiser, fold splits, a bounded parallel loop, row
-// access for Proba and the binary codec of model payloads. (The tree
-// ensembles keep their own; names here avoid theirs.)
+// checks, fold splits, row access for Proba and the payload error. The
+// standardiser, the parallel loop and the payload codec are shared with
+// stats/regress (packages stats/internal/scale, parallel, codec).
 
 // kfoldCount is the number of cross-validation folds (MODELLING §5.2).
 const kfoldCount = 5
@@ -67,70 +64,6 @@ func weightsOf(d Data) []float64 {
 		w[i] = 1
 	}
 	return w
-}
-
-// standardizer z-scores columns with the training mean and the sample
-// standard deviation (divisor n−1, MODELLING §1.2), unweighted like the
-// engine's scaling. A column whose deviation is zero, or negligible next
-// to its mean, has sd 0 and scales to 0: linear models give it
-// coefficient 0 and k-NN leaves it out of distances.
-type standardizer struct {
-	mean []float64
-	sd   []float64
-}
-
-// newStandardizer measures the columns of x. With fewer than two rows
-// every column has sd 0.
-func newStandardizer(x *mat.Dense) standardizer {
-	n, p := x.Dims()
-	s := standardizer{mean: make([]float64, p), sd: make([]float64, p)}
-	if n == 0 {
-		return s
-	}
-	for i := range n {
-		for j, v := range x.RawRowView(i) {
-			s.mean[j] += v
-		}
-	}
-	for j := range s.mean {
-		s.mean[j] /= float64(n)
-	}
-	if n < 2 {
-		return s
-	}
-	ss := make([]float64, p)
-	for i := range n {
-		for j, v := range x.RawRowView(i) {
-			d := v - s.mean[j]
-			ss[j] += d * d
-		}
-	}
-	for j := range ss {
-		sd := math.Sqrt(ss[j] / float64(n-1))
-		// A constant column's mean can be off by a few ulps, leaving an sd
-		// of order 1e-16·|mean|; such a column carries no information.
-		if !(sd > 1e-12*math.Abs(s.mean[j])) {
-			sd = 0
-		}
-		s.sd[j] = sd
-	}
-	return s
-}
-
-// transform returns the z-scores of x (a new matrix); zero-variance
-// columns become 0.
-func (s standardizer) transform(x *mat.Dense) *mat.Dense {
-	n, p := x.Dims()
-	z := mat.NewDense(n, p, nil)
-	for i := range n {
-		src, dst := x.RawRowView(i), z.RawRowView(i)
-		for j, v := range src {
-			if s.sd[j] > 0 {
-				dst[j] = (v - s.mean[j]) / s.sd[j]
-			}
-		}
-	}
-	return z
 }
 
 // foldSplit returns the rows of d outside fold f (training) and in it
@@ -205,33 +138,6 @@ func selectRows(d Data, rows []int) Data {
 	return s
 }
 
-// runIndexed calls fn(i) for every i in [0, n) on at most workers
-// goroutines (at least one) and returns when all calls have. Callers write
-// results to index i so the outcome does not depend on scheduling.
-func runIndexed(n, workers int, fn func(i int)) {
-	workers = max(1, min(workers, n))
-	if workers == 1 {
-		for i := range n {
-			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				fn(i)
-			}
-		})
-	}
-	wg.Wait()
-}
-
 // probaRows calls fn with each row of x and the row of dst to fill. A
 // row-major matrix (*mat.Dense and its views) is read in place; any other
 // Matrix is copied row by row into a scratch slice, which fn must not
@@ -283,93 +189,9 @@ func softmaxInPlace(z []float64) {
 	}
 }
 
-// payloadWriter appends model fields to a payload: unsigned integers and
-// float64 bits little-endian, slices prefixed by their length, so decoding
-// restores every value bit for bit.
-type payloadWriter struct{ buf []byte }
-
-func (w *payloadWriter) u64(v uint64)  { w.buf = binary.LittleEndian.AppendUint64(w.buf, v) }
-func (w *payloadWriter) int(v int)     { w.u64(uint64(v)) }
-func (w *payloadWriter) f64(v float64) { w.u64(math.Float64bits(v)) }
-func (w *payloadWriter) f64s(v []float64) {
-	w.int(len(v))
-	for _, x := range v {
-		w.f64(x)
-	}
-}
-func (w *payloadWriter) ints(v []int) {
-	w.int(len(v))
-	for _, x := range v {
-		w.int(x)
-	}
-}
-
 // errPayload reports a model payload that is truncated, too long or
 // inconsistent.
 var errPayload = errors.New("classify: malformed model payload")
-
-// payloadReader reads what payloadWriter wrote. The first failure sticks:
-// later reads return zero values and done reports it. Lengths are checked
-// against the bytes left before anything is allocated.
-type payloadReader struct {
-	buf []byte
-	err error
-}
-
-func (r *payloadReader) u64() uint64 {
-	if r.err != nil || len(r.buf) < 8 {
-		r.err = errPayload
-		return 0
-	}
-	v := binary.LittleEndian.Uint64(r.buf)
-	r.buf = r.buf[8:]
-	return v
-}
-
-// int reads a non-negative int no larger than limit.
-func (r *payloadReader) int(limit int) int {
-	v := r.u64()
-	if v > uint64(limit) {
-		r.err = errPayload
-		return 0
-	}
-	return int(v)
-}
-
-func (r *payloadReader) f64() float64 { return math.Float64frombits(r.u64()) }
-
-func (r *payloadReader) f64s() []float64 {
-	n := r.int(len(r.buf) / 8)
-	if r.err != nil {
-		return nil
-	}
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = r.f64()
-	}
-	return v
-}
-
-// ints reads a slice of ints each no larger than limit.
-func (r *payloadReader) ints(limit int) []int {
-	n := r.int(len(r.buf) / 8)
-	if r.err != nil {
-		return nil
-	}
-	v := make([]int, n)
-	for i := range v {
-		v[i] = r.int(limit)
-	}
-	return v
-}
-
-// done reports the first error, or an error when bytes are left over.
-func (r *payloadReader) done() error {
-	if r.err == nil && len(r.buf) != 0 {
-		r.err = errPayload
-	}
-	return r.err
-}
 
 // finite reports whether every value is finite.
 func finite(v []float64) bool {

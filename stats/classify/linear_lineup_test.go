@@ -12,6 +12,7 @@ import (
 
 	"github.com/vaticml/vatic/stats"
 	"github.com/vaticml/vatic/stats/classify"
+	"github.com/vaticml/vatic/stats/internal/statstest"
 )
 
 // linAlgorithms are the algorithms of this file set, with their ranks'
@@ -41,7 +42,7 @@ func TestLinearLineup(t *testing.T) {
 			t.Errorf("Algorithms()[%d] = %q (%q), want %q (%q)", i, all[i].Key(), all[i].Name(), tc.key, tc.name)
 		}
 	}
-	d := linBalance(linLoad(t, "wine"))
+	d := linBalance(loadCSV(t, "wine"))
 	n, p := d.X.Dims()
 	for _, tc := range linAlgorithms {
 		t.Run(tc.key, func(t *testing.T) {
@@ -55,8 +56,8 @@ func TestLinearLineup(t *testing.T) {
 			if imp := m.Importance(); imp != nil && len(imp) != p {
 				t.Errorf("Importance() has %d entries, want %d", len(imp), p)
 			}
-			prob := linProba(m, d.X)
-			linCheckProba(t, tc.key, prob)
+			prob := proba(m, d.X)
+			checkProba(t, tc.key, prob)
 			if f1 := stats.ClassificationMetrics(d.Y, classify.Predict(prob), d.K, nil)[stats.MacroAverageF1Score]; f1 < 0.9 {
 				t.Errorf("training macro-F1 on wine = %v, want ≥ 0.9", f1)
 			}
@@ -68,7 +69,7 @@ func TestLinearLineup(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Unmarshal(%s bytes): %v", tc.key, err)
 			}
-			if !mat.Equal(linProba(u, d.X), prob) {
+			if !mat.Equal(proba(u, d.X), prob) {
 				t.Errorf("decoded %s model gives different probabilities", tc.key)
 			}
 			if b2, _ := u.MarshalBinary(); !bytes.Equal(b, b2) {
@@ -83,7 +84,7 @@ func TestLinearLineup(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Refit with %d columns: %v", p+2, err)
 			}
-			linCheckProba(t, tc.key+" refitted", linProba(r, wide))
+			checkProba(t, tc.key+" refitted", proba(r, wide))
 		})
 	}
 }
@@ -93,15 +94,6 @@ func TestLinearLineup(t *testing.T) {
 // bad labels and weights. Each must return a model with valid
 // probabilities or an error, never panic.
 func TestLinearDegenerate(t *testing.T) {
-	rows := func(n, p int, f func(i, j int) float64) *mat.Dense {
-		x := mat.NewDense(n, p, nil)
-		for i := range n {
-			for j := range p {
-				x.Set(i, j, f(i, j))
-			}
-		}
-		return x
-	}
 	alt := func(n int) []int {
 		y := make([]int, n)
 		for i := range y {
@@ -116,15 +108,15 @@ func TestLinearDegenerate(t *testing.T) {
 		wantErr bool
 	}{
 		{"empty", classify.Data{X: &mat.Dense{}, K: 2}, true},
-		{"one row", classify.Data{X: rows(1, 2, func(i, j int) float64 { return 1 }), Y: []int{0}, K: 2}, false}, // naive Bayes fits it
-		{"one class present", classify.Data{X: rows(20, 2, func(i, j int) float64 { return float64(i * (j + 1)) }), Y: make([]int, 20), K: 2}, false},
-		{"constant columns", classify.Data{X: rows(20, 3, func(i, j int) float64 { return 7 }), Y: alt(20), K: 2}, false},
-		{"one column", classify.Data{X: rows(20, 1, func(i, j int) float64 { return float64(i % 5) }), Y: alt(20), K: 2}, false},
-		{"separable", classify.Data{X: rows(20, 1, func(i, j int) float64 { return float64(i%2) * 100 }), Y: alt(20), K: 2}, false},
-		{"label out of range", classify.Data{X: rows(20, 1, func(i, j int) float64 { return 1 }), Y: append(alt(19), 5), K: 2}, true},
-		{"one class", classify.Data{X: rows(20, 1, func(i, j int) float64 { return float64(i) }), Y: make([]int, 20), K: 1}, true},
-		{"zero weight", classify.Data{X: rows(20, 1, func(i, j int) float64 { return float64(i) }), Y: alt(20), K: 2, W: make([]float64, 20)}, true},
-		{"rows and labels differ", classify.Data{X: rows(20, 1, func(i, j int) float64 { return float64(i) }), Y: alt(19), K: 2}, true},
+		{"one row", classify.Data{X: statstest.Dense(1, 2, func(i, j int) float64 { return 1 }), Y: []int{0}, K: 2}, false}, // naive Bayes fits it
+		{"one class present", classify.Data{X: statstest.Dense(20, 2, func(i, j int) float64 { return float64(i * (j + 1)) }), Y: make([]int, 20), K: 2}, false},
+		{"constant columns", classify.Data{X: statstest.Dense(20, 3, func(i, j int) float64 { return 7 }), Y: alt(20), K: 2}, false},
+		{"one column", classify.Data{X: statstest.Dense(20, 1, func(i, j int) float64 { return float64(i % 5) }), Y: alt(20), K: 2}, false},
+		{"separable", classify.Data{X: statstest.Dense(20, 1, func(i, j int) float64 { return float64(i%2) * 100 }), Y: alt(20), K: 2}, false},
+		{"label out of range", classify.Data{X: statstest.Dense(20, 1, func(i, j int) float64 { return 1 }), Y: append(alt(19), 5), K: 2}, true},
+		{"one class", classify.Data{X: statstest.Dense(20, 1, func(i, j int) float64 { return float64(i) }), Y: make([]int, 20), K: 1}, true},
+		{"zero weight", classify.Data{X: statstest.Dense(20, 1, func(i, j int) float64 { return float64(i) }), Y: alt(20), K: 2, W: make([]float64, 20)}, true},
+		{"rows and labels differ", classify.Data{X: statstest.Dense(20, 1, func(i, j int) float64 { return float64(i) }), Y: alt(19), K: 2}, true},
 	}
 	for _, tc := range linAlgorithms {
 		for _, c := range cases {
@@ -135,7 +127,7 @@ func TestLinearDegenerate(t *testing.T) {
 			case err == nil && c.wantErr:
 				t.Errorf("%s.Fit(%s) = model, want an error", tc.key, c.name)
 			case err == nil:
-				linCheckProba(t, tc.key+" "+c.name, linProba(m, c.d.X))
+				checkProba(t, tc.key+" "+c.name, proba(m, c.d.X))
 				if imp := m.Importance(); !linFinite(imp) {
 					t.Errorf("%s.Fit(%s).Importance() = %v, want finite", tc.key, c.name, imp)
 				}
@@ -156,17 +148,17 @@ func linFinite(v []float64) bool {
 // TestLinearConcurrentProba calls Proba from several goroutines on one
 // model (run with -race).
 func TestLinearConcurrentProba(t *testing.T) {
-	d := linLoad(t, "iris")
+	d := loadCSV(t, "iris")
 	for _, tc := range linAlgorithms {
 		m, err := tc.alg.Fit(d, classify.Options{Seed: 1, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := linProba(m, d.X)
+		want := proba(m, d.X)
 		done := make(chan bool)
 		for range 4 {
 			go func() {
-				done <- mat.Equal(linProba(m, d.X), want)
+				done <- mat.Equal(proba(m, d.X), want)
 			}()
 		}
 		for range 4 {
@@ -190,7 +182,7 @@ func TestLinearCVMatchesSklearn(t *testing.T) {
 		t.Skip("60 cross-validated fits")
 	}
 	for _, name := range linDatasets {
-		d := linLoad(t, name)
+		d := loadCSV(t, name)
 		fold := linCVFolds(d.Y, d.K)
 		for _, tc := range linAlgorithms {
 			start := time.Now()
@@ -204,12 +196,12 @@ func TestLinearCVMatchesSklearn(t *testing.T) {
 						tr = append(tr, i)
 					}
 				}
-				train, test := linRows(d, tr), linRows(d, te)
+				train, test := subset(d, tr), subset(d, te)
 				m, err := tc.alg.Fit(train, classify.Options{Seed: 1, Workers: 2})
 				if err != nil {
 					t.Fatal(err)
 				}
-				pred := classify.Predict(linProba(m, test.X))
+				pred := classify.Predict(proba(m, test.X))
 				mean += stats.ClassificationMetrics(test.Y, pred, d.K, nil)[stats.MacroAverageF1Score] / 5
 			}
 			want := linRefCV[name+"."+tc.key]
@@ -225,8 +217,8 @@ func TestLinearCVMatchesSklearn(t *testing.T) {
 // decoding may fail but must not panic; what decodes re-encodes to the
 // same bytes and answers Proba without panicking.
 func FuzzLinearUnmarshal(f *testing.F) {
-	d := linLoad(f, "iris")
-	small := linRows(d, []int{0, 1, 2, 3, 4, 50, 51, 52, 53, 54, 100, 101, 102, 103, 104})
+	d := loadCSV(f, "iris")
+	small := subset(d, []int{0, 1, 2, 3, 4, 50, 51, 52, 53, 54, 100, 101, 102, 103, 104})
 	for i, tc := range linAlgorithms {
 		m, err := tc.alg.Fit(small, classify.Options{Seed: 1, Workers: 1})
 		if err != nil {

@@ -9,6 +9,9 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/vaticml/vatic/stats"
+	"github.com/vaticml/vatic/stats/internal/codec"
+	"github.com/vaticml/vatic/stats/internal/parallel"
+	"github.com/vaticml/vatic/stats/internal/scale"
 )
 
 const (
@@ -151,7 +154,7 @@ func fitLogisticCV(key string, d Data, opt Options) (Model, error) {
 	fold := StratifiedFolds(d.Y, d.K, kfoldCount, stats.Rand(opt.Seed, key+"/folds"))
 	loss := make([][]float64, kfoldCount) // per fold, per C: Σ w·(−log p)
 	wsum := make([]float64, kfoldCount)
-	runIndexed(kfoldCount, opt.Workers, func(f int) {
+	parallel.For(kfoldCount, opt.Workers, func(f int) {
 		train, valid := foldSplit(d, fold, f)
 		loss[f] = make([]float64, len(cs))
 		if len(valid.Y) == 0 {
@@ -159,8 +162,8 @@ func fitLogisticCV(key string, d Data, opt Options) (Model, error) {
 		}
 		vw := weightsOf(valid)
 		wsum[f] = floats.Sum(vw)
-		st := newStandardizer(train.X)
-		z := st.transform(train.X)
+		st := scale.New(train.X)
+		z := st.Transform(train.X)
 		var theta []float64 // warm start along C ascending
 		for ci, c := range cs {
 			theta = logisticSolve(key, z, train.Y, d.K, weightsOf(train), c, theta, logisticCVTol, logisticCVMaxIter)
@@ -194,8 +197,8 @@ func fitLogisticAt(key string, d Data, c float64) (*LogisticModel, error) {
 	if !(c > 0) || math.IsInf(c, 0) {
 		return nil, fmt.Errorf("classify: %s: C = %v", key, c)
 	}
-	st := newStandardizer(d.X)
-	theta := logisticSolve(key, st.transform(d.X), d.Y, d.K, weightsOf(d), c, nil, logisticGradTol, logisticMaxIter)
+	st := scale.New(d.X)
+	theta := logisticSolve(key, st.Transform(d.X), d.Y, d.K, weightsOf(d), c, nil, logisticGradTol, logisticMaxIter)
 	return newLogisticModel(key, c, d.K, st, theta), nil
 }
 
@@ -508,7 +511,7 @@ type LogisticModel struct {
 	key  string
 	c    float64
 	k, p int
-	st   standardizer
+	st   scale.Standardizer
 	// theta is K blocks [b_k, β_k1 … β_kp] on the standardised scale.
 	theta []float64
 	// coef (K×p) and intercept (K) are on the input scale:
@@ -516,18 +519,18 @@ type LogisticModel struct {
 	coef, intercept []float64
 }
 
-func newLogisticModel(key string, c float64, k int, st standardizer, theta []float64) *LogisticModel {
-	p := len(st.mean)
+func newLogisticModel(key string, c float64, k int, st scale.Standardizer, theta []float64) *LogisticModel {
+	p := len(st.Mean)
 	m := &LogisticModel{key: key, c: c, k: k, p: p, st: st, theta: theta,
 		coef: make([]float64, k*p), intercept: make([]float64, k)}
 	q := p + 1
 	for cl := range k {
 		m.intercept[cl] = theta[cl*q]
 		for j := range p {
-			if st.sd[j] > 0 {
-				cf := theta[cl*q+1+j] / st.sd[j]
+			if st.SD[j] > 0 {
+				cf := theta[cl*q+1+j] / st.SD[j]
 				m.coef[cl*p+j] = cf
-				m.intercept[cl] -= cf * st.mean[j]
+				m.intercept[cl] -= cf * st.Mean[j]
 			}
 		}
 	}
@@ -600,14 +603,14 @@ func (m *LogisticModel) Refit(d Data, _ Options) (Model, error) {
 
 // MarshalBinary encodes the model for Unmarshal.
 func (m *LogisticModel) MarshalBinary() ([]byte, error) {
-	w := payloadWriter{buf: make([]byte, 0, 64+8*(len(m.theta)+2*m.p))}
-	w.buf = append(w.buf, logisticWire)
-	w.f64(m.c)
-	w.int(m.k)
-	w.f64s(m.st.mean)
-	w.f64s(m.st.sd)
-	w.f64s(m.theta)
-	return frame(m.key, w.buf), nil
+	w := codec.Writer{B: make([]byte, 0, 64+8*(len(m.theta)+2*m.p))}
+	w.B = append(w.B, logisticWire)
+	w.F64(m.c)
+	w.Int(m.k)
+	w.F64s(m.st.Mean)
+	w.F64s(m.st.SD)
+	w.F64s(m.theta)
+	return codec.Frame(m.key, w.B), nil
 }
 
 func unmarshalLogistic(key string) func([]byte) (Model, error) {
@@ -615,17 +618,17 @@ func unmarshalLogistic(key string) func([]byte) (Model, error) {
 		if len(data) < 1 || data[0] != logisticWire {
 			return nil, fmt.Errorf("%w (%s version)", errPayload, key)
 		}
-		r := payloadReader{buf: data[1:]}
-		c := r.f64()
-		k := r.int(1 << 20)
-		var st standardizer
-		st.mean, st.sd = r.f64s(), r.f64s()
-		theta := r.f64s()
-		if err := r.done(); err != nil {
+		r := codec.NewReader(data[1:], errPayload)
+		c := r.F64()
+		k := r.Int(1 << 20)
+		var st scale.Standardizer
+		st.Mean, st.SD = r.F64s(), r.F64s()
+		theta := r.F64s()
+		if err := r.Done(); err != nil {
 			return nil, fmt.Errorf("%w (%s)", err, key)
 		}
-		p := len(st.mean)
-		if k < 2 || len(st.sd) != p || len(theta) != k*(p+1) || !(c > 0) {
+		p := len(st.Mean)
+		if k < 2 || len(st.SD) != p || len(theta) != k*(p+1) || !(c > 0) {
 			return nil, fmt.Errorf("%w (%s shape)", errPayload, key)
 		}
 		return newLogisticModel(key, c, k, st, theta), nil

@@ -54,7 +54,7 @@ func linStdCoef(m *classify.LogisticModel) (coef, intercept []float64) {
 // scikit-learn's; saga's L1 solution agrees to the same order.
 func TestLogisticMatchesSklearn(t *testing.T) {
 	for _, name := range linDatasets {
-		train, test := linSplit(linLoad(t, name))
+		train, test := linSplit(loadCSV(t, name))
 		x4 := test.X.Slice(0, 4, 0, test.X.RawMatrix().Cols)
 		t.Run(name, func(t *testing.T) {
 			for _, tc := range []struct {
@@ -80,9 +80,9 @@ func TestLogisticMatchesSklearn(t *testing.T) {
 				if want, ok := linRef[name+"."+tc.ref+".intercept"]; ok {
 					linCompare(t, tc.ref+" intercepts", icpt, want, 1e-4)
 				}
-				p := linProba(m, x4)
+				p := proba(m, x4)
 				linCompare(t, tc.ref+" probabilities", p.RawMatrix().Data, linRef[name+"."+tc.ref+".proba"], 1e-4)
-				linCheckProba(t, tc.ref, linProba(m, test.X))
+				checkProba(t, tc.ref, proba(m, test.X))
 			}
 		})
 	}
@@ -92,7 +92,7 @@ func TestLogisticMatchesSklearn(t *testing.T) {
 // and that its importance is zero exactly where every class's coefficient
 // is.
 func TestLogisticL1Sparse(t *testing.T) {
-	train, _ := linSplit(linLoad(t, "wine"))
+	train, _ := linSplit(loadCSV(t, "wine"))
 	m, err := classify.FitLogisticAt("logistic_regression_l1", train, 0.05)
 	if err != nil {
 		t.Fatal(err)
@@ -140,8 +140,8 @@ func TestLogisticLargeSubsample(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		prob := linProba(m, d.X)
-		linCheckProba(t, alg.Key(), prob)
+		prob := proba(m, d.X)
+		checkProba(t, alg.Key(), prob)
 		pred := classify.Predict(prob)
 		for i := range 6 {
 			if pred[i] != 2 {

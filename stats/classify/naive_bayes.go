@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/vaticml/vatic/stats/internal/codec"
 )
 
 const (
@@ -174,23 +176,23 @@ func (m *NaiveBayesModel) Refit(d Data, opt Options) (Model, error) {
 
 // MarshalBinary encodes the model for Unmarshal.
 func (m *NaiveBayesModel) MarshalBinary() ([]byte, error) {
-	w := payloadWriter{buf: make([]byte, 0, 64+8*(m.k+2*len(m.mean)))}
-	w.buf = append(w.buf, naiveBayesWire)
-	w.int(m.p)
-	w.f64s(m.prior)
-	w.f64s(m.mean)
-	w.f64s(m.variance)
-	return frame(naiveBayesKey, w.buf), nil
+	w := codec.Writer{B: make([]byte, 0, 64+8*(m.k+2*len(m.mean)))}
+	w.B = append(w.B, naiveBayesWire)
+	w.Int(m.p)
+	w.F64s(m.prior)
+	w.F64s(m.mean)
+	w.F64s(m.variance)
+	return codec.Frame(naiveBayesKey, w.B), nil
 }
 
 func unmarshalNaiveBayes(data []byte) (Model, error) {
 	if len(data) < 1 || data[0] != naiveBayesWire {
 		return nil, fmt.Errorf("%w (naive_bayes version)", errPayload)
 	}
-	r := payloadReader{buf: data[1:]}
-	m := &NaiveBayesModel{p: r.int(1 << 30)}
-	m.prior, m.mean, m.variance = r.f64s(), r.f64s(), r.f64s()
-	if err := r.done(); err != nil {
+	r := codec.NewReader(data[1:], errPayload)
+	m := &NaiveBayesModel{p: r.Int(1 << 30)}
+	m.prior, m.mean, m.variance = r.F64s(), r.F64s(), r.F64s()
+	if err := r.Done(); err != nil {
 		return nil, fmt.Errorf("%w (naive_bayes)", err)
 	}
 	m.k = len(m.prior)

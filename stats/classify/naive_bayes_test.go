@@ -16,7 +16,7 @@ import (
 // exponentials of log-odds of a few hundred whose last bits differ.
 func TestNaiveBayesMatchesSklearn(t *testing.T) {
 	for _, name := range linDatasets {
-		train, test := linSplit(linLoad(t, name))
+		train, test := linSplit(loadCSV(t, name))
 		x4 := test.X.Slice(0, 4, 0, test.X.RawMatrix().Cols)
 		for _, weighted := range []bool{false, true} {
 			d, ref := train, name+".nb.proba"
@@ -27,13 +27,13 @@ func TestNaiveBayesMatchesSklearn(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := linProba(m, x4).RawMatrix().Data
+			got := proba(m, x4).RawMatrix().Data
 			for i, want := range linRef[ref] {
 				if !linRelClose(got[i], want, 1e-9) {
 					t.Errorf("%s: NaiveBayes proba[%d] = %v, want %v", ref, i, got[i], want)
 				}
 			}
-			linCheckProba(t, ref, linProba(m, test.X))
+			checkProba(t, ref, proba(m, test.X))
 		}
 	}
 }
@@ -47,8 +47,8 @@ func TestNaiveBayesDegenerate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := linProba(m, x)
-	linCheckProba(t, "constant columns", p)
+	p := proba(m, x)
+	checkProba(t, "constant columns", p)
 	if got := p.RawRowView(0); !linClose(got[0], 0.75, 1e-12) || !linClose(got[1], 0.25, 1e-12) || got[2] != 0 {
 		t.Errorf("NaiveBayes(constant columns) proba = %v, want the priors [0.75 0.25 0]", got)
 	}
@@ -57,5 +57,5 @@ func TestNaiveBayesDegenerate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	linCheckProba(t, "one row", linProba(m, mat.NewDense(2, 2, []float64{3, 4, -1e6, 1e6})))
+	checkProba(t, "one row", proba(m, mat.NewDense(2, 2, []float64{3, 4, -1e6, 1e6})))
 }

@@ -1,15 +1,13 @@
 package classify_test
 
 import (
-	"encoding/csv"
 	"math"
-	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/vaticml/vatic/stats/classify"
+	"github.com/vaticml/vatic/stats/internal/statstest"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -20,16 +18,7 @@ import (
 // as a number, else as strings (MODELLING §7.1), as reference_trees.py.
 func loadCSV(tb testing.TB, name string) classify.Data {
 	tb.Helper()
-	f, err := os.Open("testdata/" + name + ".csv")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	recs = recs[1:]
+	_, recs := statstest.ReadCSV(tb, "testdata/"+name+".csv")
 	c := len(recs[0]) - 1
 	x := mat.NewDense(len(recs), c, nil)
 	labels := make([]string, len(recs))
@@ -57,29 +46,6 @@ func loadCSV(tb testing.TB, name string) classify.Data {
 		y[i] = slices.Index(classes, l)
 	}
 	return classify.Data{X: x, Y: y, K: len(classes)}
-}
-
-// readFolds reads testdata/folds_<name>.txt: the test indices of each
-// fold, one fold a line, as reference_trees.py writes them.
-func readFolds(tb testing.TB, name string) [][]int {
-	tb.Helper()
-	b, err := os.ReadFile("testdata/folds_" + name + ".txt")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var folds [][]int
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var fold []int
-		for _, s := range strings.Fields(line) {
-			i, err := strconv.Atoi(s)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			fold = append(fold, i)
-		}
-		folds = append(folds, fold)
-	}
-	return folds
 }
 
 // subset returns the rows of d listed in rows.

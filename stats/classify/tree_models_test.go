@@ -8,20 +8,23 @@ import (
 	"testing"
 
 	"github.com/vaticml/vatic/stats/classify"
+	"github.com/vaticml/vatic/stats/internal/statstest"
 	"gonum.org/v1/gonum/mat"
 )
 
 // treeAlgorithms are the tree ensembles the shared tests below cover.
 var treeAlgorithms = []classify.Algorithm{classify.RandomForest{}, classify.GradientBoosting{}}
 
+// proba returns m's class probabilities for the rows of x.
 func proba(m classify.Model, x mat.Matrix) *mat.Dense {
-	var p mat.Dense
-	m.Proba(x, &p)
-	return &p
+	n, _ := x.Dims()
+	p := mat.NewDense(n, m.Classes(), nil)
+	m.Proba(x, p)
+	return p
 }
 
 // checkProba reports rows of p outside [0, 1] or not summing to 1.
-func checkProba(t *testing.T, name string, p *mat.Dense) {
+func checkProba(t testing.TB, name string, p *mat.Dense) {
 	t.Helper()
 	r, k := p.Dims()
 	for i := range r {
@@ -152,15 +155,6 @@ func TestTreeModelsMarshal(t *testing.T) {
 }
 
 func TestTreeModelsDegenerate(t *testing.T) {
-	gen := func(n, d int, f func(i, j int) float64) *mat.Dense {
-		x := mat.NewDense(n, d, nil)
-		for i := range n {
-			for j := range d {
-				x.Set(i, j, f(i, j))
-			}
-		}
-		return x
-	}
 	mod := func(n, k int) []int {
 		y := make([]int, n)
 		for i := range y {
@@ -176,19 +170,19 @@ func TestTreeModelsDegenerate(t *testing.T) {
 		// probabilities.
 		flat bool
 	}{
-		{"one class present", classify.Data{X: gen(40, 3, noise), Y: make([]int, 40), K: 2}, true},
-		{"one class of three", classify.Data{X: gen(40, 3, noise), Y: make([]int, 40), K: 3}, true},
-		{"constant columns", classify.Data{X: gen(60, 4, func(int, int) float64 { return 3 }), Y: mod(60, 3), K: 3}, true},
-		{"ten rows", classify.Data{X: gen(10, 2, noise), Y: mod(10, 2), K: 2}, false},
-		{"duplicate rows", classify.Data{X: gen(80, 2, func(i, j int) float64 { return float64((i / 8) * (j + 1)) }), Y: mod(80, 2), K: 2}, false},
-		{"separable", classify.Data{X: gen(100, 1, func(i, _ int) float64 { return float64(i) }), Y: func() []int {
+		{"one class present", classify.Data{X: statstest.Dense(40, 3, noise), Y: make([]int, 40), K: 2}, true},
+		{"one class of three", classify.Data{X: statstest.Dense(40, 3, noise), Y: make([]int, 40), K: 3}, true},
+		{"constant columns", classify.Data{X: statstest.Dense(60, 4, func(int, int) float64 { return 3 }), Y: mod(60, 3), K: 3}, true},
+		{"ten rows", classify.Data{X: statstest.Dense(10, 2, noise), Y: mod(10, 2), K: 2}, false},
+		{"duplicate rows", classify.Data{X: statstest.Dense(80, 2, func(i, j int) float64 { return float64((i / 8) * (j + 1)) }), Y: mod(80, 2), K: 2}, false},
+		{"separable", classify.Data{X: statstest.Dense(100, 1, func(i, _ int) float64 { return float64(i) }), Y: func() []int {
 			y := make([]int, 100)
 			for i := 50; i < 100; i++ {
 				y[i] = 1
 			}
 			return y
 		}(), K: 2}, false},
-		{"tiny weights", classify.Data{X: gen(50, 2, noise), Y: mod(50, 2), K: 2, W: slices.Repeat([]float64{1e-9}, 50)}, false},
+		{"tiny weights", classify.Data{X: statstest.Dense(50, 2, noise), Y: mod(50, 2), K: 2, W: slices.Repeat([]float64{1e-9}, 50)}, false},
 	}
 	for _, a := range treeAlgorithms {
 		for _, c := range cases {
@@ -208,12 +202,12 @@ func TestTreeModelsDegenerate(t *testing.T) {
 				}
 			}
 		}
-		x := gen(20, 2, noise)
+		x := statstest.Dense(20, 2, noise)
 		for _, c := range []struct {
 			name string
 			d    classify.Data
 		}{
-			{"9 rows", classify.Data{X: gen(9, 2, noise), Y: mod(9, 2), K: 2}},
+			{"9 rows", classify.Data{X: statstest.Dense(9, 2, noise), Y: mod(9, 2), K: 2}},
 			{"19 classes for 20 rows", classify.Data{X: x, Y: mod(19, 2), K: 2}},
 			{"K 1", classify.Data{X: x, Y: make([]int, 20), K: 1}},
 			{"class out of range", classify.Data{X: x, Y: mod(20, 3), K: 2}},

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/vaticml/vatic/stats"
+	"github.com/vaticml/vatic/stats/internal/codec"
 	"github.com/vaticml/vatic/stats/internal/tree"
 	"gonum.org/v1/gonum/mat"
 )
@@ -259,7 +260,7 @@ func (m *gbmModel) MarshalBinary() ([]byte, error) {
 	w.F64(m.base)
 	w.F64s(m.imp)
 	w.Trees(m.trees)
-	return frame(gbmKey, w.B), nil
+	return codec.Frame(gbmKey, w.B), nil
 }
 
 func unmarshalGBM(b []byte) (Model, error) {

@@ -8,7 +8,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/vaticml/vatic/stats"
+	"github.com/vaticml/vatic/stats/internal/codec"
 	"github.com/vaticml/vatic/stats/internal/neighbors"
+	"github.com/vaticml/vatic/stats/internal/parallel"
+	"github.com/vaticml/vatic/stats/internal/scale"
 )
 
 const knnKey = "knn"
@@ -121,12 +124,12 @@ func knnFoldMSE(x *mat.Dense, y []float64, fold []int, f int, cands []knnCandida
 	}
 	chunks := (len(yva) + knnChunkRows - 1) / knnChunkRows
 	sse := make([][]float64, chunks)
-	parallelIndexed(chunks, workers, func(c int) {
+	parallel.For(chunks, workers, func(c int) {
 		s := make([]float64, len(cands))
 		q := make([]float64, len(m.cols))
 		var sr neighbors.Searcher
 		for i := c * knnChunkRows; i < min(len(yva), (c+1)*knnChunkRows); i++ {
-			m.scale(xva.RawRowView(i), q)
+			m.st.Project(xva.RawRowView(i), m.cols, q)
 			nb := m.index.Search(q, kmax, &sr)
 			for ci, cand := range cands {
 				e := yva[i] - knnAverage(nb[:min(cand.k, len(nb))], m.y, cand.distance)
@@ -164,38 +167,18 @@ func fitKNNAt(x *mat.Dense, y []float64, k int, distance bool) (Model, error) {
 type KNNModel struct {
 	k        int
 	distance bool
-	st       standardizer // over all input columns
-	cols     []int        // columns with sd > 0, the distance coordinates
+	st       scale.Standardizer // over all input columns
+	cols     []int              // columns with sd > 0, the distance coordinates
 	index    *neighbors.Index
 	y        []float64
 }
 
 func newKNNModel(x *mat.Dense, y []float64, k int, distance bool) *KNNModel {
 	n, _ := x.Dims()
-	m := &KNNModel{k: k, distance: distance, st: newStandardizer(x), y: slices.Clone(y)}
-	m.setCols()
-	rows := make([]float64, n*len(m.cols))
-	for i := range n {
-		m.scale(x.RawRowView(i), rows[i*len(m.cols):(i+1)*len(m.cols)])
-	}
-	m.index = neighbors.New(rows, n, len(m.cols))
+	m := &KNNModel{k: k, distance: distance, st: scale.New(x), y: slices.Clone(y)}
+	m.cols = m.st.Varying()
+	m.index = neighbors.New(m.st.ProjectRows(x, m.cols), n, len(m.cols))
 	return m
-}
-
-func (m *KNNModel) setCols() {
-	m.cols = m.cols[:0]
-	for j, sd := range m.st.sd {
-		if sd > 0 {
-			m.cols = append(m.cols, j)
-		}
-	}
-}
-
-// scale writes the z-scores of row's varying columns into q.
-func (m *KNNModel) scale(row, q []float64) {
-	for i, j := range m.cols {
-		q[i] = (row[j] - m.st.mean[j]) / m.st.sd[j]
-	}
 }
 
 // Key is "knn".
@@ -217,8 +200,8 @@ func (m *KNNModel) Predict(x mat.Matrix, dst []float64) {
 	q := make([]float64, len(m.cols))
 	k := min(m.k, len(m.y))
 	var sr neighbors.Searcher
-	predictRows(x, len(m.st.mean), dst, func(i int, row []float64) {
-		m.scale(row, q)
+	predictRows(x, len(m.st.Mean), dst, func(i int, row []float64) {
+		m.st.Project(row, m.cols, q)
 		dst[i] = knnAverage(m.index.Search(q, k, &sr), m.y, m.distance)
 	})
 }
@@ -230,36 +213,36 @@ func (m *KNNModel) Refit(x *mat.Dense, y []float64, _ Options) (Model, error) {
 
 // MarshalBinary encodes the model, training rows included, for Unmarshal.
 func (m *KNNModel) MarshalBinary() ([]byte, error) {
-	w := wireWriter{buf: make([]byte, 0, 64+8*(len(m.index.Rows())+len(m.y)+3*len(m.st.mean)))}
-	w.buf = append(w.buf, knnWireVersion)
-	w.int(m.k)
+	w := codec.Writer{B: make([]byte, 0, 64+8*(len(m.index.Rows())+len(m.y)+3*len(m.st.Mean)))}
+	w.B = append(w.B, knnWireVersion)
+	w.Int(m.k)
 	dist := 0
 	if m.distance {
 		dist = 1
 	}
-	w.int(dist)
-	w.f64s(m.st.mean)
-	w.f64s(m.st.sd)
-	w.f64s(m.y)
-	w.f64s(m.index.Rows())
-	return frame(knnKey, w.buf), nil
+	w.Int(dist)
+	w.F64s(m.st.Mean)
+	w.F64s(m.st.SD)
+	w.F64s(m.y)
+	w.F64s(m.index.Rows())
+	return codec.Frame(knnKey, w.B), nil
 }
 
 func unmarshalKNN(data []byte) (Model, error) {
 	if len(data) < 1 || data[0] != knnWireVersion {
 		return nil, fmt.Errorf("%w (knn version)", errWirePayload)
 	}
-	r := wireReader{buf: data[1:]}
-	m := &KNNModel{k: r.int(math.MaxInt32), distance: r.int(1) == 1}
-	m.st.mean, m.st.sd = r.f64s(), r.f64s()
-	m.y = r.f64s()
-	rows := r.f64s()
-	if err := r.done(); err != nil {
+	r := codec.NewReader(data[1:], errWirePayload)
+	m := &KNNModel{k: r.Int(math.MaxInt32), distance: r.Int(1) == 1}
+	m.st.Mean, m.st.SD = r.F64s(), r.F64s()
+	m.y = r.F64s()
+	rows := r.F64s()
+	if err := r.Done(); err != nil {
 		return nil, fmt.Errorf("%w (knn)", err)
 	}
-	m.setCols()
+	m.cols = m.st.Varying()
 	n, dim := len(m.y), len(m.cols)
-	if m.k < 1 || n < 1 || len(m.st.sd) != len(m.st.mean) || len(rows) != n*dim {
+	if m.k < 1 || n < 1 || len(m.st.SD) != len(m.st.Mean) || len(rows) != n*dim {
 		return nil, fmt.Errorf("%w (knn shape)", errWirePayload)
 	}
 	m.index = neighbors.New(rows, n, dim)

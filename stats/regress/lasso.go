@@ -6,6 +6,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/vaticml/vatic/stats"
+	"github.com/vaticml/vatic/stats/internal/parallel"
+	"github.com/vaticml/vatic/stats/internal/scale"
 )
 
 const lassoKey = "lasso"
@@ -60,13 +62,13 @@ func (Lasso) Fit(x *mat.Dense, y []float64, opt Options) (Model, error) {
 		return nil, err
 	}
 	n, _ := x.Dims()
-	st := newStandardizer(x)
+	st := scale.New(x)
 	_, yc := linearCenterY(y)
-	alphas := lassoPath(newLassoGram(st.transform(x), yc).alphaMax())
+	alphas := lassoPath(newLassoGram(st.Transform(x), yc).alphaMax())
 
 	fold := kfoldAssign(n, kfoldCount, stats.Rand(opt.Seed, "lasso/folds"))
 	mse := make([][]float64, kfoldCount)
-	parallelIndexed(kfoldCount, opt.Workers, func(f int) {
+	parallel.For(kfoldCount, opt.Workers, func(f int) {
 		mse[f] = lassoFoldMSE(x, y, fold, f, alphas)
 	})
 	best, bestMSE := 0, math.Inf(1)
@@ -86,10 +88,10 @@ func (Lasso) Fit(x *mat.Dense, y []float64, opt Options) (Model, error) {
 // mean squared error on fold f for each α.
 func lassoFoldMSE(x *mat.Dense, y []float64, fold []int, f int, alphas []float64) []float64 {
 	xtr, ytr, xva, yva := kfoldSplit(x, y, fold, f)
-	st := newStandardizer(xtr)
+	st := scale.New(xtr)
 	ymean, yc := linearCenterY(ytr)
-	zva := st.transform(xva)
-	cd := newLassoCD(newLassoGram(st.transform(xtr), yc), lassoTol)
+	zva := st.Transform(xva)
+	cd := newLassoCD(newLassoGram(st.Transform(xtr), yc), lassoTol)
 	mse := make([]float64, len(alphas))
 	for a, alpha := range alphas {
 		cd.solve(alpha)
@@ -122,9 +124,9 @@ func fitLassoAtTol(x *mat.Dense, y []float64, alpha, tol float64) (Model, error)
 	if err := fitInputCheck(x, y, 1); err != nil {
 		return nil, err
 	}
-	st := newStandardizer(x)
+	st := scale.New(x)
 	ymean, yc := linearCenterY(y)
-	gram := newLassoGram(st.transform(x), yc)
+	gram := newLassoGram(st.Transform(x), yc)
 	cd := newLassoCD(gram, tol)
 	for _, a := range lassoPath(gram.alphaMax()) {
 		if a <= alpha {

@@ -1,89 +1,20 @@
 package regress
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
-	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 )
 
-// Helpers shared by the linear family (ols, ridge, lasso) and k-NN: the
-// standardiser, fold assignment, a bounded parallel loop, row access for
-// Predict and the binary codec of model payloads.
+// Helpers shared by the linear family (ols, ridge, lasso) and k-NN: fold
+// assignment, input checks, row access for Predict and the payload error.
+// The standardiser, the parallel loop and the payload codec are shared
+// with stats/classify (packages stats/internal/scale, parallel, codec).
 
 // kfoldCount is the number of cross-validation folds (MODELLING §5.2).
 const kfoldCount = 5
-
-// standardizer z-scores columns with the training mean and the sample
-// standard deviation (divisor n−1, MODELLING §1.2). A column whose
-// deviation is zero, or negligible next to its mean (a constant column
-// whose mean picked up rounding error), has sd 0 and scales to 0: models
-// give it coefficient 0, and k-NN leaves it out of distances.
-type standardizer struct {
-	mean []float64
-	sd   []float64
-}
-
-// newStandardizer measures the columns of x. With fewer than two rows every
-// column has sd 0.
-func newStandardizer(x *mat.Dense) standardizer {
-	n, p := x.Dims()
-	s := standardizer{mean: make([]float64, p), sd: make([]float64, p)}
-	if n == 0 {
-		return s
-	}
-	for i := range n {
-		row := x.RawRowView(i)
-		for j, v := range row {
-			s.mean[j] += v
-		}
-	}
-	for j := range s.mean {
-		s.mean[j] /= float64(n)
-	}
-	if n < 2 {
-		return s
-	}
-	ss := make([]float64, p)
-	for i := range n {
-		row := x.RawRowView(i)
-		for j, v := range row {
-			d := v - s.mean[j]
-			ss[j] += d * d
-		}
-	}
-	for j := range ss {
-		sd := math.Sqrt(ss[j] / float64(n-1))
-		// A constant column's mean can be off by a few ulps, leaving an sd
-		// of order 1e-16·|mean|; such a column carries no information.
-		if !(sd > 1e-12*math.Abs(s.mean[j])) {
-			sd = 0
-		}
-		s.sd[j] = sd
-	}
-	return s
-}
-
-// transform returns the z-scores of x (a new matrix); zero-variance columns
-// become 0.
-func (s standardizer) transform(x *mat.Dense) *mat.Dense {
-	n, p := x.Dims()
-	z := mat.NewDense(n, p, nil)
-	for i := range n {
-		src, dst := x.RawRowView(i), z.RawRowView(i)
-		for j, v := range src {
-			if s.sd[j] > 0 {
-				dst[j] = (v - s.mean[j]) / s.sd[j]
-			}
-		}
-	}
-	return z
-}
 
 // kfoldAssign gives each of n rows a fold in [0, k): a random permutation
 // from rng dealt round-robin, so fold sizes differ by at most one.
@@ -116,33 +47,6 @@ func kfoldSplit(x *mat.Dense, y []float64, fold []int, f int) (xtr *mat.Dense, y
 		}
 	}
 	return xtr, ytr, xva, yva
-}
-
-// parallelIndexed calls fn(i) for every i in [0, n) on at most workers
-// goroutines (at least one) and returns when all calls have. Callers write
-// results to index i so the outcome does not depend on scheduling.
-func parallelIndexed(n, workers int, fn func(i int)) {
-	workers = max(1, min(workers, n))
-	if workers == 1 {
-		for i := range n {
-			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				fn(i)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // fitInputCheck validates the arguments of a Fit or Refit: matching
@@ -196,73 +100,6 @@ func predictRows(x mat.Matrix, cols int, dst []float64, fn func(i int, row []flo
 	}
 }
 
-// wireWriter appends model fields to a payload: unsigned integers and
-// float64 bits little-endian, slices prefixed by their length, so decoding
-// restores every value bit for bit.
-type wireWriter struct{ buf []byte }
-
-func (w *wireWriter) u64(v uint64) { w.buf = binary.LittleEndian.AppendUint64(w.buf, v) }
-func (w *wireWriter) int(v int)    { w.u64(uint64(v)) }
-func (w *wireWriter) f64(v float64) {
-	w.u64(math.Float64bits(v))
-}
-func (w *wireWriter) f64s(v []float64) {
-	w.int(len(v))
-	for _, x := range v {
-		w.f64(x)
-	}
-}
-
 // errWirePayload reports a model payload that is truncated, too long or
 // inconsistent.
 var errWirePayload = errors.New("regress: malformed model payload")
-
-// wireReader reads what wireWriter wrote. The first failure sticks: later
-// reads return zero values and err reports it. Lengths are checked against
-// the bytes left before anything is allocated.
-type wireReader struct {
-	buf []byte
-	err error
-}
-
-func (r *wireReader) u64() uint64 {
-	if r.err != nil || len(r.buf) < 8 {
-		r.err = errWirePayload
-		return 0
-	}
-	v := binary.LittleEndian.Uint64(r.buf)
-	r.buf = r.buf[8:]
-	return v
-}
-
-// int reads a non-negative int no larger than limit.
-func (r *wireReader) int(limit int) int {
-	v := r.u64()
-	if v > uint64(limit) {
-		r.err = errWirePayload
-		return 0
-	}
-	return int(v)
-}
-
-func (r *wireReader) f64() float64 { return math.Float64frombits(r.u64()) }
-
-func (r *wireReader) f64s() []float64 {
-	n := r.int(len(r.buf) / 8)
-	if r.err != nil {
-		return nil
-	}
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = r.f64()
-	}
-	return v
-}
-
-// done reports the first error, or an error when bytes are left over.
-func (r *wireReader) done() error {
-	if r.err == nil && len(r.buf) != 0 {
-		r.err = errWirePayload
-	}
-	return r.err
-}

@@ -1,13 +1,8 @@
 package regress_test
 
 import (
-	"encoding/csv"
-	"errors"
-	"io"
 	"math"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -22,41 +17,14 @@ import (
 // does: the first 1600 rows train, the last 400 test.
 func linFriedman(tb testing.TB) (xtr *mat.Dense, ytr []float64, xte *mat.Dense, yte []float64) {
 	tb.Helper()
-	f, err := os.Open("testdata/friedman1.csv")
-	if err != nil {
-		tb.Fatal(err)
+	x, y := loadFriedman(tb)
+	if n, p := x.Dims(); n != 2000 || p != 10 {
+		tb.Fatalf("friedman1.csv has %d rows of %d inputs, want 2000 of 10", n, p)
 	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	if _, err := r.Read(); err != nil { // header
-		tb.Fatal(err)
-	}
-	var data, y []float64
-	for {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			tb.Fatal(err)
-		}
-		for j, s := range rec {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			if j == len(rec)-1 {
-				y = append(y, v)
-			} else {
-				data = append(data, v)
-			}
-		}
-	}
-	const ntr, p = 1600, 10
-	if len(y) != 2000 || len(data) != 2000*p {
-		tb.Fatalf("friedman1.csv has %d rows, want 2000", len(y))
-	}
-	return mat.NewDense(ntr, p, data[:ntr*p]), y[:ntr], mat.NewDense(len(y)-ntr, p, data[ntr*p:]), y[ntr:]
+	const ntr = 1600
+	xtr, ytr = rowsOf(x, y, 0, ntr)
+	xte, yte = rowsOf(x, y, ntr, 2000)
+	return xtr, ytr, xte, yte
 }
 
 // linRMSE is the root mean squared error of yhat against y.

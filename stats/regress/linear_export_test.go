@@ -1,6 +1,10 @@
 package regress
 
-import "gonum.org/v1/gonum/mat"
+import (
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/vaticml/vatic/stats/internal/scale"
+)
 
 // Test hooks for the linear family and k-NN (black-box tests in
 // regress_test reach fixed-hyper-parameter fits through these).
@@ -23,9 +27,9 @@ func FitKNNAt(x *mat.Dense, y []float64, k int, distance bool) (Model, error) {
 
 // RidgeLOO returns Ridge's leave-one-out MSE for each per-row alpha.
 func RidgeLOO(x *mat.Dense, y []float64, alphas []float64) []float64 {
-	st := newStandardizer(x)
+	st := scale.New(x)
 	_, yc := linearCenterY(y)
-	dec, err := newRidgeSVD(st.transform(x), yc)
+	dec, err := newRidgeSVD(st.Transform(x), yc)
 	if err != nil {
 		panic(err)
 	}

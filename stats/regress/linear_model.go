@@ -5,6 +5,9 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/vaticml/vatic/stats/internal/codec"
+	"github.com/vaticml/vatic/stats/internal/scale"
 )
 
 // LinearModel is a fitted linear model ŷ = b + Σ_j β_j·x_j, the Model of
@@ -25,11 +28,11 @@ const linearWireVersion = 1
 
 // linearFromStd builds a model from coefficients βz on the standardised
 // scale: β_j = βz_j / sd_j (0 where sd_j is 0).
-func linearFromStd(key string, alpha float64, st standardizer, ymean float64, betaZ []float64) *LinearModel {
+func linearFromStd(key string, alpha float64, st scale.Standardizer, ymean float64, betaZ []float64) *LinearModel {
 	coef := make([]float64, len(betaZ))
 	for j, bz := range betaZ {
-		if st.sd[j] > 0 {
-			coef[j] = bz / st.sd[j]
+		if st.SD[j] > 0 {
+			coef[j] = bz / st.SD[j]
 		}
 	}
 	return linearFromRaw(key, alpha, st, ymean, coef)
@@ -38,7 +41,7 @@ func linearFromStd(key string, alpha float64, st standardizer, ymean float64, be
 // linearFromRaw builds a model from coefficients on the input scale, with
 // intercept b = ȳ − Σ_j β_j·mean_j and importance |β_j·sd_j|. Coefficients
 // of zero-variance columns are set to 0.
-func linearFromRaw(key string, alpha float64, st standardizer, ymean float64, coef []float64) *LinearModel {
+func linearFromRaw(key string, alpha float64, st scale.Standardizer, ymean float64, coef []float64) *LinearModel {
 	m := &LinearModel{
 		key:        key,
 		alpha:      alpha,
@@ -47,12 +50,12 @@ func linearFromRaw(key string, alpha float64, st standardizer, ymean float64, co
 		intercept:  ymean,
 	}
 	for j, c := range coef {
-		if st.sd[j] == 0 {
+		if st.SD[j] == 0 {
 			coef[j] = 0
 			continue
 		}
-		m.importance[j] = math.Abs(c * st.sd[j])
-		m.intercept -= c * st.mean[j]
+		m.importance[j] = math.Abs(c * st.SD[j])
+		m.intercept -= c * st.Mean[j]
 	}
 	return m
 }
@@ -120,12 +123,12 @@ func (m *LinearModel) Refit(x *mat.Dense, y []float64, _ Options) (Model, error)
 
 // MarshalBinary encodes the model for Unmarshal.
 func (m *LinearModel) MarshalBinary() ([]byte, error) {
-	w := wireWriter{buf: []byte{linearWireVersion}}
-	w.f64(m.alpha)
-	w.f64(m.intercept)
-	w.f64s(m.coef)
-	w.f64s(m.importance)
-	return frame(m.key, w.buf), nil
+	w := codec.Writer{B: []byte{linearWireVersion}}
+	w.F64(m.alpha)
+	w.F64(m.intercept)
+	w.F64s(m.coef)
+	w.F64s(m.importance)
+	return codec.Frame(m.key, w.B), nil
 }
 
 // unmarshalLinear decodes a LinearModel payload written for key.
@@ -133,9 +136,9 @@ func unmarshalLinear(key string, data []byte) (Model, error) {
 	if len(data) < 1 || data[0] != linearWireVersion {
 		return nil, fmt.Errorf("%w (%s version)", errWirePayload, key)
 	}
-	r := wireReader{buf: data[1:]}
-	m := &LinearModel{key: key, alpha: r.f64(), intercept: r.f64(), coef: r.f64s(), importance: r.f64s()}
-	if err := r.done(); err != nil {
+	r := codec.NewReader(data[1:], errWirePayload)
+	m := &LinearModel{key: key, alpha: r.F64(), intercept: r.F64(), coef: r.F64s(), importance: r.F64s()}
+	if err := r.Done(); err != nil {
 		return nil, fmt.Errorf("%w (%s)", err, key)
 	}
 	if len(m.importance) != len(m.coef) {

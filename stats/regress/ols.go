@@ -4,6 +4,8 @@ import (
 	"errors"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/vaticml/vatic/stats/internal/scale"
 )
 
 const olsKey = "ols"
@@ -42,7 +44,7 @@ func fitOLS(x *mat.Dense, y []float64) (Model, error) {
 		return nil, err
 	}
 	n, p := x.Dims()
-	st := newStandardizer(x)
+	st := scale.New(x)
 	ymean, yc := linearCenterY(y)
 	// Centre the columns (as scikit-learn's LinearRegression does) but do
 	// not scale them: the minimum-norm solution depends on the scale.
@@ -50,8 +52,8 @@ func fitOLS(x *mat.Dense, y []float64) (Model, error) {
 	for i := range n {
 		src, dst := x.RawRowView(i), xc.RawRowView(i)
 		for j, v := range src {
-			if st.sd[j] > 0 {
-				dst[j] = v - st.mean[j]
+			if st.SD[j] > 0 {
+				dst[j] = v - st.Mean[j]
 			}
 		}
 	}

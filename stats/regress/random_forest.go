@@ -3,6 +3,7 @@ package regress
 import (
 	"fmt"
 
+	"github.com/vaticml/vatic/stats/internal/codec"
 	"github.com/vaticml/vatic/stats/internal/tree"
 	"gonum.org/v1/gonum/mat"
 )
@@ -101,7 +102,7 @@ func (m *rfModel) MarshalBinary() ([]byte, error) {
 	w.U32(m.d)
 	w.F64s(m.imp)
 	w.Trees(m.trees)
-	return frame(randomForestKey, w.B), nil
+	return codec.Frame(randomForestKey, w.B), nil
 }
 
 func unmarshalRandomForest(b []byte) (Model, error) {

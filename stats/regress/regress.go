@@ -13,9 +13,10 @@ package regress
 import (
 	"encoding"
 	"errors"
-	"fmt"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/vaticml/vatic/stats/internal/codec"
 )
 
 // Options are what a fit may use besides the data.
@@ -70,26 +71,10 @@ var unmarshalers = map[string]func([]byte) (Model, error){
 	gbmKey:          unmarshalGBM,
 }
 
-// Unmarshal decodes bytes written by a Model's MarshalBinary. The first
-// byte is the key's length and the key follows (see frame).
+// Unmarshal decodes bytes written by a Model's MarshalBinary: the key
+// framed by codec.Frame, then the algorithm's payload.
 func Unmarshal(data []byte) (Model, error) {
-	if len(data) < 1 || len(data) < 1+int(data[0]) {
-		return nil, errors.New("regress: model bytes too short")
-	}
-	key := string(data[1 : 1+int(data[0])])
-	f, ok := unmarshalers[key]
-	if !ok {
-		return nil, fmt.Errorf("regress: unknown model key %q", key)
-	}
-	return f(data[1+int(data[0]):])
-}
-
-// frame prefixes a model's payload with its key so Unmarshal can dispatch.
-func frame(key string, payload []byte) []byte {
-	out := make([]byte, 0, 1+len(key)+len(payload))
-	out = append(out, byte(len(key)))
-	out = append(out, key...)
-	return append(out, payload...)
+	return codec.Decode(data, unmarshalers, "regress")
 }
 
 // Algorithms is the regression line-up of MODELLING §6.2, in its order

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/vaticml/vatic/stats/internal/scale"
 )
 
 const ridgeKey = "ridge"
@@ -50,9 +52,9 @@ func (Ridge) Fit(x *mat.Dense, y []float64, _ Options) (Model, error) {
 	if err := fitInputCheck(x, y, 3); err != nil {
 		return nil, err
 	}
-	st := newStandardizer(x)
+	st := scale.New(x)
 	ymean, yc := linearCenterY(y)
-	dec, err := newRidgeSVD(st.transform(x), yc)
+	dec, err := newRidgeSVD(st.Transform(x), yc)
 	if err != nil {
 		return nil, err
 	}
@@ -65,9 +67,9 @@ func fitRidgeAt(x *mat.Dense, y []float64, alpha float64) (Model, error) {
 	if err := fitInputCheck(x, y, 1); err != nil {
 		return nil, err
 	}
-	st := newStandardizer(x)
+	st := scale.New(x)
 	ymean, yc := linearCenterY(y)
-	dec, err := newRidgeSVD(st.transform(x), yc)
+	dec, err := newRidgeSVD(st.Transform(x), yc)
 	if err != nil {
 		return nil, err
 	}

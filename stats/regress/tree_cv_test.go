@@ -1,14 +1,13 @@
 package regress_test
 
 import (
-	"bufio"
 	"os"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/vaticml/vatic/stats"
+	"github.com/vaticml/vatic/stats/internal/statstest"
 	"github.com/vaticml/vatic/stats/regress"
 	"gonum.org/v1/gonum/mat"
 )
@@ -37,7 +36,7 @@ func TestTreesFriedmanCV(t *testing.T) {
 	x, y := loadFriedman(t)
 	algorithms, folds, seeds := []regress.Algorithm{regress.GradientBoosting{}}, randomFolds(len(y), 5), uint64(1)
 	if path := os.Getenv("VATIC_FRIEDMAN_FOLDS"); path != "" {
-		algorithms, folds, seeds = treeAlgorithms, readFolds(t, path), 3
+		algorithms, folds, seeds = treeAlgorithms, statstest.ReadFolds(t, path), 3
 	}
 	want := map[string]float64{"random_forest": 2.0479, "gbm": 1.3750}
 	for _, a := range algorithms {
@@ -125,33 +124,6 @@ func randomFolds(n, k int) [][]int {
 		}
 		folds[f] = perm[start : start+size]
 		start += size
-	}
-	return folds
-}
-
-func readFolds(tb testing.TB, path string) [][]int {
-	tb.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	var folds [][]int
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var fold []int
-		for _, s := range strings.Fields(sc.Text()) {
-			i, err := strconv.Atoi(s)
-			if err != nil {
-				tb.Fatalf("%s: %v", path, err)
-			}
-			fold = append(fold, i)
-		}
-		folds = append(folds, fold)
-	}
-	if err := sc.Err(); err != nil {
-		tb.Fatal(err)
 	}
 	return folds
 }

@@ -1,13 +1,13 @@
 package regress_test
 
 import (
-	"encoding/csv"
 	"math"
-	"os"
 	"strconv"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/vaticml/vatic/stats/internal/statstest"
 )
 
 // loadFriedman reads testdata/friedman1.csv: 2000 rows of x0..x9 and y
@@ -21,16 +21,7 @@ func loadFriedman(tb testing.TB) (*mat.Dense, []float64) {
 // the target.
 func loadCSV(tb testing.TB, file string) (*mat.Dense, []float64) {
 	tb.Helper()
-	f, err := os.Open("testdata/" + file)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	recs = recs[1:] // header
+	_, recs := statstest.ReadCSV(tb, "testdata/"+file)
 	d := len(recs[0]) - 1
 	x := mat.NewDense(len(recs), d, nil)
 	y := make([]float64, len(recs))

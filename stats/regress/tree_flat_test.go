@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/vaticml/vatic/stats/internal/statstest"
 	"github.com/vaticml/vatic/stats/regress"
 	"gonum.org/v1/gonum/mat"
 )
@@ -101,15 +102,6 @@ func TestTreeModelsMarshal(t *testing.T) {
 
 func TestTreeModelsDegenerate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	gen := func(n, d int, f func(i, j int) float64) *mat.Dense {
-		x := mat.NewDense(n, d, nil)
-		for i := range n {
-			for j := range d {
-				x.Set(i, j, f(i, j))
-			}
-		}
-		return x
-	}
 	noise := func(int, int) float64 { return rng.Float64() }
 	seq := func(n int, f func(i int) float64) []float64 {
 		y := make([]float64, n)
@@ -126,13 +118,13 @@ func TestTreeModelsDegenerate(t *testing.T) {
 		// forest's mean of bootstrap means, the boosting's mean of y).
 		flat bool
 	}{
-		{"constant y", gen(50, 3, noise), seq(50, func(int) float64 { return 7.25 }), true},
-		{"constant y large", gen(50, 3, noise), seq(50, func(int) float64 { return 1e12 + 0.1 }), true},
-		{"constant columns", gen(60, 4, func(int, int) float64 { return 3 }), seq(60, func(i int) float64 { return float64(i % 7) }), true},
-		{"duplicate rows", gen(80, 2, func(i, j int) float64 { return float64((i / 8) * (j + 1)) }), seq(80, func(i int) float64 { return float64(i / 8) }), false},
-		{"one column", gen(100, 1, noise), seq(100, func(i int) float64 { return float64(i) }), false},
-		{"ten rows", gen(10, 3, noise), seq(10, func(i int) float64 { return float64(i) }), false},
-		{"two values", gen(40, 2, func(i, j int) float64 { return float64(i % 2) }), seq(40, func(i int) float64 { return float64(i%2) * 5 }), false},
+		{"constant y", statstest.Dense(50, 3, noise), seq(50, func(int) float64 { return 7.25 }), true},
+		{"constant y large", statstest.Dense(50, 3, noise), seq(50, func(int) float64 { return 1e12 + 0.1 }), true},
+		{"constant columns", statstest.Dense(60, 4, func(int, int) float64 { return 3 }), seq(60, func(i int) float64 { return float64(i % 7) }), true},
+		{"duplicate rows", statstest.Dense(80, 2, func(i, j int) float64 { return float64((i / 8) * (j + 1)) }), seq(80, func(i int) float64 { return float64(i / 8) }), false},
+		{"one column", statstest.Dense(100, 1, noise), seq(100, func(i int) float64 { return float64(i) }), false},
+		{"ten rows", statstest.Dense(10, 3, noise), seq(10, func(i int) float64 { return float64(i) }), false},
+		{"two values", statstest.Dense(40, 2, func(i, j int) float64 { return float64(i % 2) }), seq(40, func(i int) float64 { return float64(i%2) * 5 }), false},
 	}
 	for _, a := range treeAlgorithms {
 		for _, c := range cases {
@@ -157,10 +149,10 @@ func TestTreeModelsDegenerate(t *testing.T) {
 				t.Errorf("%s.Fit(%s).Importance() has %d values, want %d", a.Key(), c.name, len(imp), c.x.RawMatrix().Cols)
 			}
 		}
-		if _, err := a.Fit(gen(9, 2, noise), seq(9, func(i int) float64 { return float64(i) }), regress.Options{Workers: 1}); !errors.Is(err, regress.ErrTooFewRows) {
+		if _, err := a.Fit(statstest.Dense(9, 2, noise), seq(9, func(i int) float64 { return float64(i) }), regress.Options{Workers: 1}); !errors.Is(err, regress.ErrTooFewRows) {
 			t.Errorf("%s.Fit(9 rows) error %v, want ErrTooFewRows", a.Key(), err)
 		}
-		if _, err := a.Fit(gen(20, 2, noise), make([]float64, 19), regress.Options{Workers: 1}); err == nil {
+		if _, err := a.Fit(statstest.Dense(20, 2, noise), make([]float64, 19), regress.Options{Workers: 1}); err == nil {
 			t.Errorf("%s.Fit(20 rows, 19 targets) error nil, want an error", a.Key())
 		}
 	}

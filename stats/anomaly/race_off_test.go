@@ -1,0 +1,5 @@
+//go:build !race
+
+package anomaly_test
+
+const raceOn = false
