@@ -59,6 +59,7 @@ fuzz:
 	go test -run '^$$' -fuzz '^FuzzTreeUnmarshal$$' -fuzztime $(FUZZTIME) ./stats/regress
 	go test -run '^$$' -fuzz '^FuzzLinearUnmarshal$$' -fuzztime $(FUZZTIME) ./stats/classify
 	go test -run '^$$' -fuzz '^FuzzTreeUnmarshal$$' -fuzztime $(FUZZTIME) ./stats/classify
+	go test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./stats/internal/codec
 	go test -run '^$$' -fuzz '^FuzzUnmarshal$$' -fuzztime $(FUZZTIME) ./stats/anomaly
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzParams$$' -fuzztime $(FUZZTIME) ./api
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzImportRequest$$' -fuzztime $(FUZZTIME) ./api
