@@ -44,6 +44,8 @@ import (
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/vaticml/vatic/stats/internal/codec"
 )
 
 // Options are what a fit may use besides the data. The zero value fits a
@@ -170,26 +172,11 @@ var unmarshalers = map[string]func([]byte) (Model, error){
 	mcdKey:    unmarshalMCD,
 }
 
-// Unmarshal decodes bytes written by a Model's MarshalBinary: the key's
-// length in one byte, the key, then the model's payload.
+// Unmarshal decodes bytes written by a Model's MarshalBinary, framed by
+// codec.Frame (the key's length in one byte, the key), then the model's
+// payload.
 func Unmarshal(data []byte) (Model, error) {
-	if len(data) < 1 || len(data) < 1+int(data[0]) {
-		return nil, errors.New("anomaly: model bytes too short")
-	}
-	key := string(data[1 : 1+int(data[0])])
-	f, ok := unmarshalers[key]
-	if !ok {
-		return nil, fmt.Errorf("anomaly: unknown model key %q", key)
-	}
-	return f(data[1+int(data[0]):])
-}
-
-// frame prefixes a model's payload with its key so Unmarshal can dispatch.
-func frame(key string, payload []byte) []byte {
-	out := make([]byte, 0, 1+len(key)+len(payload))
-	out = append(out, byte(len(key)))
-	out = append(out, key...)
-	return append(out, payload...)
+	return codec.Decode(data, unmarshalers, "anomaly")
 }
 
 // checkFit validates a training matrix: at least two rows, one column,

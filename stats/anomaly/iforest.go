@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/vaticml/vatic/stats"
+	"github.com/vaticml/vatic/stats/internal/codec"
 	"github.com/vaticml/vatic/stats/internal/tree"
 	"gonum.org/v1/gonum/mat"
 )
@@ -240,7 +241,7 @@ func (m *forestModel) MarshalBinary() ([]byte, error) {
 	w.F64(m.offset)
 	w.F64(m.flagged)
 	w.Trees(m.trees)
-	return frame(forestKey, w.B), nil
+	return codec.Frame(forestKey, w.B), nil
 }
 
 func unmarshalForest(b []byte) (Model, error) {

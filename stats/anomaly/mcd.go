@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/vaticml/vatic/stats"
+	"github.com/vaticml/vatic/stats/internal/codec"
 	"github.com/vaticml/vatic/stats/internal/tree"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -569,7 +570,7 @@ func (m *mcdModel) MarshalBinary() ([]byte, error) {
 		w.U32(len(row))
 		w.F64s(row)
 	}
-	return frame(mcdKey, w.B), nil
+	return codec.Frame(mcdKey, w.B), nil
 }
 
 func unmarshalMCD(b []byte) (Model, error) {
