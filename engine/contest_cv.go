@@ -42,34 +42,43 @@ import (
 
 const (
 	// cvMaxTrainRows is the largest training part whose champion is
-	// chosen by cross-validation. Measured on friedman1 subsets (3 × 10
-	// sessions per size, contest_cv_measure_internal_test.go): up to a
-	// thousand training rows the single split's choice costs the champion
-	// several per cent of test RMSE against the best contestant and its
-	// spread over sessions doubles; above it the test part (≥ 250 rows)
-	// ranks contestants about as well as CV does, and the 15 extra fits
-	// per contestant would cost seconds per session for nothing.
+	// chosen by cross-validation. MEASURED-THRESHOLD
 	cvMaxTrainRows = 1000
-	// cvFolds and cvRepeats shape the cross-validation: 5-fold trains on
-	// 80 % of the training part, close to the fit whose test metrics the
-	// session shows (2-fold would train on half and favour the simple
-	// models that need fewer rows), and three repetitions of it give 15
-	// fold scores, enough for a standard error, at 15 fits per contestant:
-	// under 2 s for the whole line-up on 1 000 rows of 10 features on two
-	// cores.
-	cvFolds, cvRepeats = 5, 3
+	// cvFolds is k: 5-fold trains on 80 % of the training part, close to
+	// the fit whose test metrics the session shows (2-fold would train on
+	// half and favour the simple models that need fewer rows).
+	cvFolds = 5
+	// cvCells3 and cvCells1 bound the training cells (rows × encoded
+	// features) of three repetitions and of one: the folds' fits cost
+	// about 0.37 CPU-ms per cell for the whole line-up (3.7 CPU-s for
+	// 15 fits on 1 000 rows × 10 features, 18 CPU-s on 1 000 × 50,
+	// BenchmarkRegressionContest), so either bound keeps the
+	// cross-validation near 7 CPU-s, under 4 s on two cores.
+	cvCells3, cvCells1 = 20_000, 60_000
 )
 
-// useCV reports whether a training part of nTrain rows picks its champion
-// by cross-validation.
-func useCV(nTrain int) bool { return nTrain <= cvMaxTrainRows && nTrain >= 2*cvFolds }
+// cvRepeats is how many times the cvFolds-fold cross-validation repeats on
+// a training part of nTrain rows and nFeatures encoded features: 3 (15
+// fold scores, enough for a standard error) when it is cheap, 1 on wider
+// data, 0 (the single split decides) above cvMaxTrainRows, above
+// cvCells1, or below two rows per fold.
+func cvRepeats(nTrain, nFeatures int) int {
+	cells := nTrain * max(nFeatures, 1)
+	switch {
+	case nTrain > cvMaxTrainRows || nTrain < 2*cvFolds || cells > cvCells1:
+		return 0
+	case cells > cvCells3:
+		return 1
+	}
+	return 3
+}
 
-// rankRegressionCV scores algos by repeated k-fold cross-validated RMSE on
-// the rows of x and y, at most workers fits at once (each single-threaded,
+// rankRegressionCV scores algos by repeats × cvFolds-fold cross-validated
+// RMSE on the rows of x and y, at most workers fits at once (each single-threaded,
 // so the folds rather than the trees share the cores). Results come in
 // algos' order.
-func rankRegressionCV(ctx context.Context, algos []regress.Algorithm, x *mat.Dense, y []float64, seed uint64, workers int, progress func(done, total int)) ([]contest.CVScore, error) {
-	folds, err := contest.RepeatedKFold(len(y), cvFolds, cvRepeats, stats.Rand(seed, "contest/cv"))
+func rankRegressionCV(ctx context.Context, algos []regress.Algorithm, x *mat.Dense, y []float64, seed uint64, repeats, workers int, progress func(done, total int)) ([]contest.CVScore, error) {
+	folds, err := contest.RepeatedKFold(len(y), cvFolds, repeats, stats.Rand(seed, "contest/cv"))
 	if err != nil {
 		return nil, err
 	}
@@ -104,9 +113,9 @@ func denseRows(x *mat.Dense, positions []int) *mat.Dense {
 }
 
 // cvMessage is the debug message that says how the champion was chosen.
-func cvMessage(scores []contest.CVScore, nTrain int) Message {
+func cvMessage(scores []contest.CVScore, repeats, nTrain int) Message {
 	var b strings.Builder
-	fmt.Fprintf(&b, "The champion was chosen by %d × %d-fold cross-validation on the %d training rows: the simplest algorithm whose mean rootMeanSquareError is within one standard error of the lowest wins.", cvRepeats, cvFolds, nTrain)
+	fmt.Fprintf(&b, "The champion was chosen by %d × %d-fold cross-validation on the %d training rows: the simplest algorithm whose mean rootMeanSquareError is within one standard error of the lowest wins.", repeats, cvFolds, nTrain)
 	for i, s := range scores {
 		sep := " Mean ± standard error: "
 		if i > 0 {

@@ -75,7 +75,7 @@ func TestRegressionContestCVDecides(t *testing.T) {
 	xTrain, yTrain, xTest, yTest := denseRows(x, trainPos), pickF(y, trainPos), denseRows(x, testPos), pickF(y, testPos)
 	algos := []regress.Algorithm{lucky{n: len(trainPos), table: table}, regress.OLS{}}
 
-	results, best, scores, err := regressionContest(t.Context(), algos, xTrain, yTrain, xTest, yTest, seed, 2, false, func(int) {})
+	results, best, scores, err := regressionContest(t.Context(), algos, xTrain, yTrain, xTest, yTest, seed, 2, 0, func(int) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestRegressionContestCVDecides(t *testing.T) {
 	}
 
 	var pct []int
-	results, best, scores, err = regressionContest(t.Context(), algos, xTrain, yTrain, xTest, yTest, seed, 2, true, func(p int) { pct = append(pct, p) })
+	results, best, scores, err = regressionContest(t.Context(), algos, xTrain, yTrain, xTest, yTest, seed, 2, 3, func(p int) { pct = append(pct, p) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,8 +95,8 @@ func TestRegressionContestCVDecides(t *testing.T) {
 	if results[0].Metrics[stats.RootMeanSquareError] != 0 {
 		t.Errorf("regressionContest(cv) lucky test RMSE = %v, want its test metric 0 kept", results[0].Metrics[stats.RootMeanSquareError])
 	}
-	if len(scores) != 2 || len(scores[0].Folds) != cvFolds*cvRepeats || scores[0].Mean < 10*scores[1].Mean {
-		t.Errorf("regressionContest(cv) scores = %+v, want %d folds each and lucky far behind", scores, cvFolds*cvRepeats)
+	if len(scores) != 2 || len(scores[0].Folds) != cvFolds*3 || scores[0].Mean < 10*scores[1].Mean {
+		t.Errorf("regressionContest(cv) scores = %+v, want %d folds each and lucky far behind", scores, cvFolds*3)
 	}
 	if !slices.IsSorted(pct) || len(pct) == 0 || pct[len(pct)-1] != 100 {
 		t.Errorf("regressionContest(cv) progress = %v, want rising to 100", pct)
@@ -113,14 +113,14 @@ func TestRegressionContestCVFailures(t *testing.T) {
 	xTrain, yTrain, xTest, yTest := denseRows(x, trainPos), pickF(y, trainPos), denseRows(x, testPos), pickF(y, testPos)
 
 	algos := []regress.Algorithm{brokenAlgorithm{panics: true}, brokenAlgorithm{}, regress.Ridge{}}
-	_, best, scores, err := regressionContest(t.Context(), algos, xTrain, yTrain, xTest, yTest, seed, 2, true, func(int) {})
+	_, best, scores, err := regressionContest(t.Context(), algos, xTrain, yTrain, xTest, yTest, seed, 2, 3, func(int) {})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if best != 2 || scores[0].Err == nil || scores[1].Err == nil || scores[2].Err != nil {
 		t.Errorf("regressionContest(two broken) = champion %d, scores %+v; want 2 with the others' errors", best, scores)
 	}
-	msg := cvMessage(scores, len(trainPos))
+	msg := cvMessage(scores, 3, len(trainPos))
 	if msg.Severity != "debug" || !strings.Contains(msg.Text, "panics failed") || !strings.Contains(msg.Text, "fails failed (cannot fit)") ||
 		!strings.Contains(msg.Text, "ridge ") {
 		t.Errorf("cvMessage() = %+v, want a debug message naming each contestant", msg)
@@ -129,7 +129,7 @@ func TestRegressionContestCVFailures(t *testing.T) {
 	// Predicting NaN off the training part fails every fold: with nobody
 	// through the folds, the test RMSE decides.
 	nan := nanOffSplit{lucky{n: len(trainPos), table: table}}
-	_, best, scores, err = regressionContest(t.Context(), []regress.Algorithm{nan}, xTrain, yTrain, xTest, yTest, seed, 2, true, func(int) {})
+	_, best, scores, err = regressionContest(t.Context(), []regress.Algorithm{nan}, xTrain, yTrain, xTest, yTest, seed, 2, 3, func(int) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,13 +156,13 @@ func (nanModel) Predict(_ mat.Matrix, dst []float64) {
 	}
 }
 
-func TestUseCV(t *testing.T) {
-	for _, c := range []struct {
-		n    int
-		want bool
-	}{{9, false}, {10, true}, {240, true}, {cvMaxTrainRows, true}, {cvMaxTrainRows + 1, false}, {80000, false}} {
-		if got := useCV(c.n); got != c.want {
-			t.Errorf("useCV(%d) = %v, want %v", c.n, got, c.want)
+func TestCVRepeats(t *testing.T) {
+	for _, c := range []struct{ n, features, want int }{
+		{9, 2, 0}, {10, 2, 3}, {240, 10, 3}, {cvMaxTrainRows, 20, 3}, {cvMaxTrainRows + 1, 2, 0}, {80000, 10, 0},
+		{1000, 21, 1}, {300, 200, 1}, {1000, 60, 1}, {1000, 61, 0}, {240, 0, 3},
+	} {
+		if got := cvRepeats(c.n, c.features); got != c.want {
+			t.Errorf("cvRepeats(%d, %d) = %d, want %d", c.n, c.features, got, c.want)
 		}
 	}
 }

@@ -99,7 +99,7 @@ func TestMeasureCVChampion(t *testing.T) {
 				}
 				start := time.Now()
 				results, _, scores, err := regressionContest(t.Context(), algos, denseRows(xs, trainPos), pickF(ys, trainPos),
-					denseRows(xs, testPos), pickF(ys, testPos), seed, workers, true, func(int) {})
+					denseRows(xs, testPos), pickF(ys, testPos), seed, workers, 3, func(int) {})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -172,7 +172,7 @@ type measureRecord struct {
 	Champion map[string]string `json:"champion"` // rule → algorithm key
 }
 
-func measureCSV(t *testing.T, path string) (*mat.Dense, []float64) {
+func measureCSV(t testing.TB, path string) (*mat.Dense, []float64) {
 	t.Helper()
 	file, err := os.Open(path)
 	if err != nil {

@@ -219,13 +219,14 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 		}
 		algos = append(algos, a)
 	}
-	results, best, cvScores, err := regressionContest(ctx, algos, xTrain, yTrain, xTest, yTest, seed, workers, useCV(len(trainPos)),
+	repeats := cvRepeats(len(trainPos), len(features))
+	results, best, cvScores, err := regressionContest(ctx, algos, xTrain, yTrain, xTest, yTest, seed, workers, repeats,
 		func(pct int) { progress(20 + 70*pct/100) })
 	if err != nil {
 		return err
 	}
 	if cvScores != nil {
-		msgs = append(msgs, cvMessage(cvScores, len(trainPos)))
+		msgs = append(msgs, cvMessage(cvScores, repeats, len(trainPos)))
 	}
 	contestants := make([]Contestant, len(results))
 	for i, r := range results {
@@ -280,17 +281,18 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 }
 
 // regressionContest fits every algorithm on the training part and scores
-// it on the test rows, then picks the champion: by cross-validation on the
-// training part when cv is set (contest_cv.go), else, or when no
-// contestant survives every fold, by the lowest test RMSE. It returns the
+// it on the test rows, then picks the champion: by cvRepeats × cvFolds-fold
+// cross-validation on the training part when cvRepeats > 0
+// (contest_cv.go), else, or when no contestant survives every fold, by the
+// lowest test RMSE. It returns the
 // test results in algos' order, the champion's index (-1 when every
 // contestant failed) and the cross-validation scores (nil without cv).
 // progress receives a percentage of the contest done.
 func regressionContest(ctx context.Context, algos []regress.Algorithm, xTrain *mat.Dense, yTrain []float64, xTest *mat.Dense, yTest []float64,
-	seed uint64, workers int, cv bool, progress func(pct int)) ([]contest.Result[regressionFit], int, []contest.CVScore, error) {
-	// One test fit per contestant against 15 fold fits.
+	seed uint64, workers, cvRepeats int, progress func(pct int)) ([]contest.Result[regressionFit], int, []contest.CVScore, error) {
+	// One test fit per contestant against 5 or 15 fold fits.
 	share := 100
-	if cv {
+	if cvRepeats > 0 {
 		share = 10
 	}
 	cands := make([]contest.Candidate[regressionFit], len(algos))
@@ -319,7 +321,7 @@ func regressionContest(ctx context.Context, algos []regress.Algorithm, xTrain *m
 		return nil, -1, nil, err
 	}
 	best := contest.Champion(results, opt)
-	if !cv || best < 0 {
+	if cvRepeats == 0 || best < 0 {
 		return results, best, nil, nil
 	}
 	// Only contestants with a test fit run the folds.
@@ -331,7 +333,7 @@ func regressionContest(ctx context.Context, algos []regress.Algorithm, xTrain *m
 			at = append(at, i)
 		}
 	}
-	got, err := rankRegressionCV(ctx, ok, xTrain, yTrain, seed, workers, func(done, total int) {
+	got, err := rankRegressionCV(ctx, ok, xTrain, yTrain, seed, cvRepeats, workers, func(done, total int) {
 		progress(share + (100-share)*done/total)
 	})
 	if err != nil {
