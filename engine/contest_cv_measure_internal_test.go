@@ -37,6 +37,12 @@ import (
 //
 //	VATIC_CV_MEASURE=/tmp/cv.jsonl go test -tags 'duckdb_arrow assert' -run TestMeasureCVChampion -v -timeout 30m ./engine/
 //	/usr/bin/python3 engine/testdata/cv_measure.py /tmp/cv.jsonl
+//
+// The threshold sweep of contest_cv.go added larger sets (about 35 min on
+// a loaded two-core machine):
+//
+//	/usr/bin/python3 engine/testdata/cv_measure.py --generate /tmp/cvdata
+//	VATIC_CV_MEASURE_SETS=../stats/regress/testdata/friedman1.csv:600,…:1000,…:1500,/tmp/cvdata/friedman2_big.csv:300,…:600,…:1000,…:1500,…:2500,/tmp/cvdata/friedman1_noisy.csv:300,…:1000,…:2500
 func TestMeasureCVChampion(t *testing.T) {
 	out := os.Getenv("VATIC_CV_MEASURE")
 	if out == "" {

@@ -1,6 +1,12 @@
 """Summarise engine's TestMeasureCVChampion against scikit-learn (issue 14).
 
 Usage: /usr/bin/python3 engine/testdata/cv_measure.py RECORDS.jsonl
+       /usr/bin/python3 engine/testdata/cv_measure.py --generate DIR
+
+--generate writes the two larger sets of the issue-14 measurement into DIR:
+friedman2_big.csv (make_friedman2(n_samples=6000, noise=50,
+random_state=11)) and friedman1_noisy.csv (make_friedman1(n_samples=6000,
+noise=3, random_state=12)), header x0.., y.
 
 RECORDS.jsonl comes from TestMeasureCVChampion (see its doc comment): one
 session per line, with the data file, the subset of rows [lo, hi) the
@@ -65,7 +71,25 @@ def best_peer(x, y, lo, hi):
     return best
 
 
+def generate(out):
+    from sklearn.datasets import make_friedman1, make_friedman2
+
+    sets = {
+        "friedman2_big.csv": make_friedman2(n_samples=6000, noise=50, random_state=11),
+        "friedman1_noisy.csv": make_friedman1(n_samples=6000, noise=3, random_state=12),
+    }
+    os.makedirs(out, exist_ok=True)
+    for name, (x, y) in sets.items():
+        with open(os.path.join(out, name), "w") as f:
+            f.write(",".join("x%d" % i for i in range(x.shape[1])) + ",y\n")
+            for row, t in zip(x, y):
+                f.write(",".join(repr(float(v)) for v in row) + "," + repr(float(t)) + "\n")
+
+
 def main(argv):
+    if len(argv) == 3 and argv[1] == "--generate":
+        generate(argv[2])
+        return 0
     if len(argv) != 2:
         print("usage: cv_measure.py RECORDS.jsonl", file=sys.stderr)
         return 2
