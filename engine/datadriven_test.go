@@ -472,7 +472,12 @@ func sessionSummary(s engine.Session, columns bool) string {
 	}
 	fmt.Fprintf(&b, "history: %s\n", strings.Join(hist, " "))
 	for _, m := range s.Messages {
-		fmt.Fprintf(&b, "%s: %s\n", m.Severity, m.Text)
+		text := m.Text
+		// The cross-validated means depend on the session's random id.
+		if i := strings.Index(text, " Mean ± standard error:"); i >= 0 {
+			text = text[:i] + " Mean ± standard error: …"
+		}
+		fmt.Fprintf(&b, "%s: %s\n", m.Severity, text)
 	}
 	if columns {
 		b.WriteString(columnsTable(s.Columns))

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/google/uuid"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/vaticml/vatic/columnar"
 	"github.com/vaticml/vatic/engine/sqlgen"
@@ -237,32 +238,15 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 		}
 		algos = append(algos, a)
 	}
-	cands := make([]contest.Candidate[regressionFit], len(algos))
-	for i, a := range algos {
-		cands[i] = contest.Func[regressionFit]{K: a.Key(), F: func() (regressionFit, error) {
-			m, err := a.Fit(xTrain, yTrain, regress.Options{Seed: seed, Workers: workers})
-			if err != nil {
-				return regressionFit{}, err
-			}
-			pred := make([]float64, len(yTest))
-			m.Predict(xTest, pred)
-			return regressionFit{model: m, pred: pred}, nil
-		}}
-	}
-	opt := contest.Options{Workers: 1, Metric: stats.RootMeanSquareError,
-		Progress: func(done, total int) { progress(20 + 70*done/total) }}
-	results, err := contest.Run(ctx, cands, func(f regressionFit) (map[string]float64, error) {
-		for _, v := range f.pred {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, errors.New("the model predicted a value that is not a number")
-			}
-		}
-		return stats.RegressionMetrics(yTest, f.pred), nil
-	}, opt)
+	repeats := cvRepeats(len(trainPos), len(features))
+	results, best, cvScores, err := regressionContest(ctx, algos, xTrain, yTrain, xTest, yTest, seed, workers, repeats,
+		func(pct int) { progress(20 + 70*pct/100) })
 	if err != nil {
 		return err
 	}
-	best := contest.Champion(results, opt)
+	if cvScores != nil {
+		msgs = append(msgs, cvMessage(cvScores, repeats, len(trainPos)))
+	}
 	contestants := make([]Contestant, len(results))
 	for i, r := range results {
 		a := algos[i]
@@ -348,6 +332,78 @@ func (e *Engine) failWithMessages(ctx context.Context, s Session, msgs []Message
 		return txErr
 	}
 	return err
+}
+
+// regressionContest fits every algorithm on the training part and scores
+// it on the test rows, then picks the champion: by cvRepeats × cvFolds-fold
+// cross-validation on the training part when cvRepeats > 0
+// (contest_cv.go), else, or when no contestant survives every fold, by the
+// lowest test RMSE. It returns the
+// test results in algos' order, the champion's index (-1 when every
+// contestant failed) and the cross-validation scores (nil without cv).
+// progress receives a percentage of the contest done.
+func regressionContest(ctx context.Context, algos []regress.Algorithm, xTrain *mat.Dense, yTrain []float64, xTest *mat.Dense, yTest []float64,
+	seed uint64, workers, cvRepeats int, progress func(pct int)) ([]contest.Result[regressionFit], int, []contest.CVScore, error) {
+	// One test fit per contestant against 5 or 15 fold fits.
+	share := 100
+	if cvRepeats > 0 {
+		share = 10
+	}
+	cands := make([]contest.Candidate[regressionFit], len(algos))
+	for i, a := range algos {
+		cands[i] = contest.Func[regressionFit]{K: a.Key(), F: func() (regressionFit, error) {
+			m, err := a.Fit(xTrain, yTrain, regress.Options{Seed: seed, Workers: workers})
+			if err != nil {
+				return regressionFit{}, err
+			}
+			pred := make([]float64, len(yTest))
+			m.Predict(xTest, pred)
+			return regressionFit{model: m, pred: pred}, nil
+		}}
+	}
+	opt := contest.Options{Workers: 1, Metric: stats.RootMeanSquareError,
+		Progress: func(done, total int) { progress(share * done / total) }}
+	results, err := contest.Run(ctx, cands, func(f regressionFit) (map[string]float64, error) {
+		for _, v := range f.pred {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, errors.New("the model predicted a value that is not a number")
+			}
+		}
+		return stats.RegressionMetrics(yTest, f.pred), nil
+	}, opt)
+	if err != nil {
+		return nil, -1, nil, err
+	}
+	best := contest.Champion(results, opt)
+	if cvRepeats == 0 || best < 0 {
+		return results, best, nil, nil
+	}
+	// Only contestants with a test fit run the folds.
+	var ok []regress.Algorithm
+	var at []int
+	for i, r := range results {
+		if r.Err == nil {
+			ok = append(ok, algos[i])
+			at = append(at, i)
+		}
+	}
+	got, err := rankRegressionCV(ctx, ok, xTrain, yTrain, seed, cvRepeats, workers, func(done, total int) {
+		progress(share + (100-share)*done/total)
+	})
+	if err != nil {
+		return nil, -1, nil, err
+	}
+	scores := make([]contest.CVScore, len(algos))
+	for i, a := range algos {
+		scores[i] = contest.CVScore{Key: a.Key(), Mean: math.NaN(), SE: math.NaN(), Err: results[i].Err}
+	}
+	for j, i := range at {
+		scores[i] = got[j]
+	}
+	if b := contest.ChampionCV(scores, false); b >= 0 {
+		best = b
+	}
+	return results, best, scores, nil
 }
 
 // knnBudget bounds the distance computations of k-NN's test predictions

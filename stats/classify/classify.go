@@ -21,6 +21,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/vaticml/vatic/stats"
 	"github.com/vaticml/vatic/stats/internal/codec"
 )
 
@@ -117,26 +118,11 @@ func Predict(p *mat.Dense) []int {
 	return out
 }
 
-// StratifiedFolds assigns each row to one of k folds so every class is
-// spread over the folds as evenly as its count allows (scikit-learn's
-// StratifiedKFold with shuffling, in spirit): rows of each class are
-// shuffled by rng and dealt round-robin, continuing the deal across
-// classes so fold sizes differ by at most one.
+// StratifiedFolds is stats.StratifiedFolds, where it moved so that
+// stats/contest's repeated stratified k-fold shares it; the family's
+// hyper-parameter searches keep calling it here.
 func StratifiedFolds(y []int, nClasses, k int, rng *rand.Rand) []int {
-	byClass := make([][]int, nClasses)
-	for i, c := range y {
-		byClass[c] = append(byClass[c], i)
-	}
-	fold := make([]int, len(y))
-	next := 0
-	for _, rows := range byClass {
-		rng.Shuffle(len(rows), func(a, b int) { rows[a], rows[b] = rows[b], rows[a] })
-		for _, r := range rows {
-			fold[r] = next
-			next = (next + 1) % k
-		}
-	}
-	return fold
+	return stats.StratifiedFolds(y, nClasses, k, rng)
 }
 
 // Algorithms is the classification line-up of MODELLING §7.6, in its

@@ -1,7 +1,12 @@
-// Package contest runs candidate algorithms on one train/test split and
-// ranks them (MODELLING §5.3). It knows no algorithm family: a Candidate
-// fits and returns anything that predicts, and the caller's score function
-// turns test predictions into metrics.
+// Package contest runs candidate algorithms and ranks them (MODELLING
+// §5.3), in two ways: Run fits each candidate once on a train/test split
+// and Champion picks the best test metric; RankCV scores each candidate on
+// the same repeated k-fold partitions of the training rows (RepeatedKFold,
+// RepeatedStratifiedKFold) and ChampionCV picks by the one-standard-error
+// rule, the steadier choice on small data. It knows no algorithm family: a
+// Candidate fits and returns anything that predicts, a CVCandidate fits and
+// scores one fold, and the caller turns predictions into metrics. It
+// imports only stats.
 package contest
 
 import (
