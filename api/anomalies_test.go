@@ -9,13 +9,6 @@ import (
 	"testing"
 )
 
-// anomalyJSON is the anomalies part of a session.
-type anomalyJSON struct {
-	sessionJSON
-	Extra     map[string]any `json:"extraParameters"`
-	Intervals []string       `json:"availablePredictionIntervals"`
-}
-
 func TestAnomaliesSessionBreastCancer(t *testing.T) {
 	t.Parallel()
 	s := newServer(t)
@@ -25,7 +18,7 @@ func TestAnomaliesSessionBreastCancer(t *testing.T) {
 		t.Fatalf("POST = %d %s", res.status, res.body)
 	}
 	goldenRows(t, "anomalies_created", res.body)
-	created := decode[anomalyJSON](t, res)
+	created := decode[modelSessionJSON](t, res)
 	if created.TargetColumn != "anomaly" || created.Name != "Anomalies on bc" || created.Extra["containsAnomalies"] != true || created.Intervals == nil || len(created.Intervals) != 0 ||
 		created.Columns["anomaly"].Role != "target" || created.Columns["anomaly"].DataType != "numeric" || created.Columns["diagnosis"].Role != "none" ||
 		len(created.Messages) != 1 || created.Messages[0].Severity != "warning" {
@@ -133,7 +126,7 @@ func TestAnomaliesSessionClean(t *testing.T) {
 		t.Fatalf("session = %+v", done)
 	}
 	got := decode[struct {
-		anomalyJSON
+		modelSessionJSON
 		Metrics    map[string]float64 `json:"metrics"`
 		TotalCount int                `json:"totalCount"`
 	}](t, s.do(t, http.MethodGet, "/v1/sessions/"+done.SessionID+"/results", nil))

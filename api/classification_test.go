@@ -25,8 +25,9 @@ func classifyCSV(t testing.TB, name string) string {
 	return string(b)
 }
 
-// classificationJSON is the classification part of a session.
-type classificationJSON struct {
+// modelSessionJSON is a model session with the fields classification
+// and anomalies sessions add.
+type modelSessionJSON struct {
 	sessionJSON
 	Extra     map[string]any     `json:"extraParameters"`
 	Intervals []string           `json:"availablePredictionIntervals"`
@@ -50,7 +51,7 @@ func TestClassificationSessionIris(t *testing.T) {
 		t.Fatalf("POST = %d %s", res.status, res.body)
 	}
 	goldenSession(t, "classification_created", res.body)
-	created := decode[classificationJSON](t, res)
+	created := decode[modelSessionJSON](t, res)
 	if created.PredictionDomain != "classification" || created.Name != "Classification on iris" || created.Extra["balance"] != true || created.Intervals == nil || len(created.Intervals) != 0 {
 		t.Errorf("created = %+v", created)
 	}
@@ -59,7 +60,7 @@ func TestClassificationSessionIris(t *testing.T) {
 		t.Fatalf("session = %+v", done)
 	}
 	sid := "/v1/sessions/" + done.SessionID
-	got := decode[classificationJSON](t, s.do(t, http.MethodGet, sid+"/results?pageSize=1", nil))
+	got := decode[modelSessionJSON](t, s.do(t, http.MethodGet, sid+"/results?pageSize=1", nil))
 	for _, k := range []string{"accuracy", "macroAveragePrecision", "macroAverageRecall", "macroAverageF1Score", "matthewsCorrelationCoefficient"} {
 		if _, ok := got.Metrics[k]; !ok {
 			t.Errorf("session metrics %v lack %s", got.Metrics, k)
@@ -234,7 +235,7 @@ func TestClassificationLabels(t *testing.T) {
 		t.Errorf("no rare-class warning in %+v", done.Messages)
 	}
 	sid := "/v1/sessions/" + done.SessionID
-	if got := decode[classificationJSON](t, s.do(t, http.MethodGet, sid, nil)); got.Extra["balance"] != false {
+	if got := decode[modelSessionJSON](t, s.do(t, http.MethodGet, sid, nil)); got.Extra["balance"] != false {
 		t.Errorf("extraParameters = %v, want balance false", got.Extra)
 	}
 	cm := decode[struct{ Classes []string }](t, s.do(t, http.MethodGet, sid+"/results/confusionmatrix", nil))
@@ -257,7 +258,7 @@ func TestClassificationLabels(t *testing.T) {
 	if done.Status != "completed" {
 		t.Fatalf("logical session = %+v", done)
 	}
-	got := decode[classificationJSON](t, s.do(t, "GET", "/v1/sessions/"+done.SessionID+"/results?pageSize=1", nil))
+	got := decode[modelSessionJSON](t, s.do(t, "GET", "/v1/sessions/"+done.SessionID+"/results?pageSize=1", nil))
 	if _, ok := got.Metrics["rocAreaUnderCurve"]; !ok {
 		t.Errorf("binary metrics = %v, want rocAreaUnderCurve", got.Metrics)
 	}

@@ -248,11 +248,8 @@ func (e *Engine) writeAnomalies(ctx context.Context, id string, cs []Contestant,
 		return err
 	}
 	q, err := sqlgen.CreateDistances(id)
-	if err != nil {
+	if err := e.createResults(ctx, q, err, "distances"); err != nil {
 		return err
-	}
-	if _, err := e.store.Exec(ctx, q); err != nil {
-		return fmt.Errorf("create distances: %w", err)
 	}
 	b := array.NewRecordBuilder(e.opts.Allocator, arrow.NewSchema([]arrow.Field{
 		{Name: sqlgen.RowColumn, Type: arrow.PrimitiveTypes.Int64},

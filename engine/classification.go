@@ -245,19 +245,11 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 	trainPos, testPos := stratifiedSplit(seed, cs.y, k)
 	trainRows, testRows := pick(rows, trainPos), pick(rows, testPos)
 	yTrain, yTest := pickI(cs.y, trainPos), pickI(cs.y, testPos)
-	pipe := fitPipeline(d.frame, d.cols, trainRows, s.MissingValues)
-	features, discrete := pipe.Features()
-	if len(features) == 0 {
-		return &Error{Kind: Invalid, Msg: "No feature column has a value in the training rows."}
-	}
-	xTrain, err := pipe.encode(d.frame, trainRows)
+	sp, err := encodeSplit(d, trainRows, testRows, s.MissingValues)
 	if err != nil {
 		return err
 	}
-	xTest, err := pipe.encode(d.frame, testRows)
-	if err != nil {
-		return err
-	}
+	features, discrete, xTrain, xTest := sp.features, sp.discrete, sp.xTrain, sp.xTest
 	progress(10)
 	if err := ctx.Err(); err != nil {
 		return err
@@ -401,11 +393,8 @@ func (e *Engine) writeClassification(ctx context.Context, id string, cs []Contes
 		return err
 	}
 	q, err := sqlgen.CreateClasses(id)
-	if err != nil {
+	if err := e.createResults(ctx, q, err, "classes"); err != nil {
 		return err
-	}
-	if _, err := e.store.Exec(ctx, q); err != nil {
-		return fmt.Errorf("create classes: %w", err)
 	}
 	cb := array.NewRecordBuilder(e.opts.Allocator, arrow.NewSchema([]arrow.Field{
 		{Name: "idx", Type: arrow.PrimitiveTypes.Int32}, {Name: "label", Type: arrow.BinaryTypes.String},
@@ -420,11 +409,9 @@ func (e *Engine) writeClassification(ctx context.Context, id string, cs []Contes
 	if err := e.appendTable(ctx, sqlgen.ClassesTable(id), rec); err != nil {
 		return err
 	}
-	if q, err = sqlgen.CreateClassScores(id, len(labels)); err != nil {
+	q, err = sqlgen.CreateClassScores(id, len(labels))
+	if err := e.createResults(ctx, q, err, "class scores"); err != nil {
 		return err
-	}
-	if _, err := e.store.Exec(ctx, q); err != nil {
-		return fmt.Errorf("create class scores: %w", err)
 	}
 	fields := []arrow.Field{{Name: sqlgen.RowColumn, Type: arrow.PrimitiveTypes.Int64}}
 	for i := range labels {

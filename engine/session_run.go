@@ -209,19 +209,11 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 	trainPos, testPos := split(seed, n)
 	trainRows, testRows := pick(d.rows, trainPos), pick(d.rows, testPos)
 	yTrain, yTest := pickF(d.y, trainPos), pickF(d.y, testPos)
-	pipe := fitPipeline(d.frame, d.cols, trainRows, s.MissingValues)
-	features, discrete := pipe.Features()
-	if len(features) == 0 {
-		return &Error{Kind: Invalid, Msg: "No feature column has a value in the training rows."}
-	}
-	xTrain, err := pipe.encode(d.frame, trainRows)
+	sp, err := encodeSplit(d, trainRows, testRows, s.MissingValues)
 	if err != nil {
 		return err
 	}
-	xTest, err := pipe.encode(d.frame, testRows)
-	if err != nil {
-		return err
-	}
+	features, discrete, xTrain, xTest := sp.features, sp.discrete, sp.xTrain, sp.xTest
 	progress(10)
 	if err := ctx.Err(); err != nil {
 		return err
@@ -279,6 +271,43 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 		contestants: contestants, champion: best, selection: selection, features: features, importance: importance,
 		testRows: testRows, preds: results, messages: msgs, model: blob,
 	})
+}
+
+// encodedSplit is a model session's preparation fitted on its training
+// rows, with both parts encoded.
+type encodedSplit struct {
+	features      []string
+	discrete      []bool
+	xTrain, xTest *mat.Dense
+}
+
+// encodeSplit fits the preparation on the training rows (MODELLING §1.2,
+// §12) and encodes the training and test rows with it.
+func encodeSplit(d *sessionData, trainRows, testRows []int, missing []string) (encodedSplit, error) {
+	pipe := fitPipeline(d.frame, d.cols, trainRows, missing)
+	var sp encodedSplit
+	sp.features, sp.discrete = pipe.Features()
+	if len(sp.features) == 0 {
+		return sp, &Error{Kind: Invalid, Msg: "No feature column has a value in the training rows."}
+	}
+	var err error
+	if sp.xTrain, err = pipe.encode(d.frame, trainRows); err != nil {
+		return sp, err
+	}
+	sp.xTest, err = pipe.encode(d.frame, testRows)
+	return sp, err
+}
+
+// createResults runs a CREATE statement of a session's results table
+// (what names it in the error).
+func (e *Engine) createResults(ctx context.Context, q string, err error, what string) error {
+	if err != nil {
+		return err
+	}
+	if _, err := e.store.Exec(ctx, q); err != nil {
+		return fmt.Errorf("create %s: %w", what, err)
+	}
+	return nil
 }
 
 // textColumnWarnings says which text features a model session leaves
@@ -587,11 +616,8 @@ func (e *Engine) writePredictions(ctx context.Context, id string, cs []Contestan
 // stored as NULL.
 func (e *Engine) writePredictionRows(ctx context.Context, id string, add func(emit func(contestant string, row int64, v float64))) error {
 	q, err := sqlgen.CreatePredictions(sqlgen.PredictionsTable(id))
-	if err != nil {
+	if err := e.createResults(ctx, q, err, "predictions"); err != nil {
 		return err
-	}
-	if _, err := e.store.Exec(ctx, q); err != nil {
-		return fmt.Errorf("create predictions: %w", err)
 	}
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "contestant", Type: arrow.BinaryTypes.String},
