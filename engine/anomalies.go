@@ -64,10 +64,6 @@ func anomalyColumns(cols []columnar.Column, requested string) ([]columnar.Column
 	return append(cols, columnar.Column{Name: sqlgen.AnomalyColumn, DataType: columnar.Numeric, Role: columnar.RoleTarget}), ignored, nil
 }
 
-// ignoredTargetMessage is the warning an anomalies session gets when a
-// target was named.
-func ignoredTargetMessage(string) Message { return Message{"warning", anomalyWarning} }
-
 // checkAnomalyData checks at creation what an anomalies session needs:
 // a feature column and minModelRows rows.
 func checkAnomalyData(s *Session, rows int64) error {

@@ -294,7 +294,7 @@ func (e *Engine) planSession(ctx context.Context, req SessionRequest) (Session, 
 		s.Name = map[string]string{DomainRegression: "Regression on ", DomainClassification: "Classification on ", DomainAnomalies: "Anomalies on "}[s.Domain] + src
 	}
 	if ignored != "" {
-		s.Messages = append(s.Messages, ignoredTargetMessage(ignored))
+		s.Messages = append(s.Messages, Message{"warning", anomalyWarning})
 	}
 	if s.Domain == DomainAnomalies {
 		if err := checkAnomalyData(&s, rows); err != nil {
