@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -77,5 +78,48 @@ func TestEndToEndSeries(t *testing.T) {
 	var out strings.Builder
 	bench.WriteResults(&out, results)
 	bench.WriteSummary(&out, cfg.Runs, checks)
+	t.Logf("report:\n%s", out.String())
+}
+
+// TestEndToEndAnomalies runs the anomalies workload, small (wine and
+// iris, two seeds), against the real binary named by VATIC_BIN and the
+// real scikit-learn:
+//
+//	make build && VATIC_BIN=$PWD/bin/vatic go test ./bench -run EndToEndAnomalies -v
+//
+// It checks that the harness drives the server, not the targets: every
+// session's score column ranks the planted anomalies well above chance.
+func TestEndToEndAnomalies(t *testing.T) {
+	bin := os.Getenv("VATIC_BIN")
+	if bin == "" {
+		t.Skip("VATIC_BIN is not set; build bin/vatic and point VATIC_BIN at it")
+	}
+	py := "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import sklearn, numpy").Run(); err != nil {
+		t.Skipf("%s cannot import sklearn and numpy (%v): apt-get install python3-sklearn", py, err)
+	}
+	var progress strings.Builder
+	cfg := bench.Config{Vatic: bin, Python: py, Dir: t.TempDir(), Runs: 1, Progress: &progress,
+		Anomalies: bench.AnomalyConfig{Data: classData, Tasks: []string{"wine", "iris"}, Seeds: 2}}
+	results, err := bench.Run(t.Context(), cfg, []string{bench.WorkloadAnomalies})
+	t.Logf("progress:\n%s", progress.String())
+	if err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	got := countByName(results)
+	if len(results) != 2*2*3 || got["Anomalies/wine/impl=vatic"] != 2 || got["Anomalies/iris/model=elliptic_envelope/impl=sklearn"] != 2 {
+		t.Errorf("Run gave %d results %v, want per task 2 sessions and 2 fits of each scikit-learn detector", len(results), got)
+	}
+	for _, r := range results {
+		if !strings.HasSuffix(r.Name, "/impl=vatic") {
+			continue
+		}
+		if auc, ok := r.Metric(bench.UnitROCAUC); !ok || auc < 0.75 || r.Elapsed <= 0 || r.Labels[bench.LabelChampion] == "" {
+			t.Errorf("result %+v: want a ROC-AUC above 0.75, a time and a champion", r)
+		}
+	}
+	var out strings.Builder
+	bench.WriteResults(&out, results)
+	bench.WriteSummary(&out, cfg.Runs, bench.Checks(results))
 	t.Logf("report:\n%s", out.String())
 }

@@ -24,6 +24,8 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/vaticml/vatic/stats"
 )
 
@@ -647,6 +649,36 @@ func MacroF1(classes, want, pred []string) (float64, error) {
 		}
 	}
 	return stats.ClassificationMetrics(a, p, len(classes), nil)[stats.MacroAverageF1Score], nil
+}
+
+// ROCAUC is rocAreaUnderCurve (MODELLING §7.2, by
+// stats.ClassificationMetrics) of score against positive: the
+// Mann–Whitney estimate of P(score of a positive row > score of a negative
+// one) + ½·P(tie), as scikit-learn's roc_auc_score computes it. Both
+// classes must occur and no score may be NaN.
+func ROCAUC(positive []bool, score []float64) (float64, error) {
+	n := len(positive)
+	if len(score) != n || n == 0 {
+		return 0, fmt.Errorf("bench: %d scores for %d rows", len(score), n)
+	}
+	actual := make([]int, n)
+	scores := mat.NewDense(n, 2, nil) // column 1 is the positive class's
+	npos := 0
+	for i, p := range positive {
+		if math.IsNaN(score[i]) {
+			return 0, fmt.Errorf("bench: row %d: the score is NaN", i)
+		}
+		if p {
+			actual[i] = 1
+			npos++
+		}
+		scores.Set(i, 1, score[i])
+	}
+	if npos == 0 || npos == n {
+		return 0, fmt.Errorf("bench: %d positive rows of %d: the ROC needs both classes", npos, n)
+	}
+	// The predicted classes do not enter the AUC; the actual ones stand in.
+	return stats.ClassificationMetrics(actual, actual, 2, scores)[stats.RocAreaUnderCurve], nil
 }
 
 // jsonClasses reads the target column of every row of a JSON predict

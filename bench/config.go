@@ -45,6 +45,11 @@ const (
 	// (Impact/…; see [RunImpact]): 400 sessions by default, so it runs
 	// only when asked for.
 	WorkloadImpact = "impact"
+	// WorkloadAnomalies is the anomaly detection quality workload:
+	// ROC-AUC of anomalies sessions on labelled tasks against
+	// scikit-learn's IsolationForest and EllipticEnvelope (Anomalies/…;
+	// see [RunAnomalies]). It runs only when asked for.
+	WorkloadAnomalies = "anomalies"
 )
 
 // Workloads lists every workload in the order [Run] runs them.
@@ -52,8 +57,9 @@ var Workloads = []string{WorkloadImport, WorkloadImportURL, WorkloadStats, Workl
 
 // AllWorkloads is [Workloads] and the workloads that run only when named
 // ([WorkloadReads], [WorkloadForecast], [WorkloadForecastSession],
-// [WorkloadImpact], [WorkloadClassification]), in the order [Run] runs them.
-var AllWorkloads = append(slices.Clone(Workloads), WorkloadReads, WorkloadForecast, WorkloadForecastSession, WorkloadImpact, WorkloadClassification)
+// [WorkloadImpact], [WorkloadClassification], [WorkloadAnomalies]), in the
+// order [Run] runs them.
+var AllWorkloads = append(slices.Clone(Workloads), WorkloadReads, WorkloadForecast, WorkloadForecastSession, WorkloadImpact, WorkloadClassification, WorkloadAnomalies)
 
 // Config describes one benchmark session. The zero value of each field
 // means the documented default; Vatic and Dir are required.
@@ -160,6 +166,9 @@ type Config struct {
 	// runs its scikit-learn side (classification.py, embedded) and Seed
 	// makes its folds.
 	Classification ClassificationConfig
+	// Anomalies configures the anomalies workload; Python runs its
+	// scikit-learn side (anomalies.py, embedded).
+	Anomalies AnomalyConfig
 	// ImpactWindows is how many event windows the impact workload tests,
 	// each once without and once with a level shift (two sessions per
 	// window); default 200.
@@ -219,6 +228,7 @@ func (c Config) withDefaults() Config {
 		c.ForecasterName = "unnamed Forecaster"
 	}
 	c.Classification = c.Classification.withDefaults()
+	c.Anomalies = c.Anomalies.withDefaults()
 	if c.ImpactWindows == 0 {
 		c.ImpactWindows = 200
 	}
@@ -275,7 +285,7 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("bench: unknown forecast series %q (known: %s)", name, strings.Join(ForecastSeriesNames(), ",")))
 		}
 	}
-	errs = append(errs, c.Classification.validate())
+	errs = append(errs, c.Classification.validate(), c.Anomalies.validate())
 	if c.BaseURL != "" && !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
 		errs = append(errs, fmt.Errorf("bench: BaseURL %q is not an http(s) URL", c.BaseURL))
 	}

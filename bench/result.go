@@ -68,7 +68,7 @@ func WriteHeader(w io.Writer, rows int, seed int64) error {
 	}
 	_, err = fmt.Fprintf(w, "rows: %d\nseed: %d\nUnit %s better=higher\n", rows, seed, UnitRowsPerSec)
 	if err == nil {
-		_, err = fmt.Fprintf(w, "Unit %s better=higher\nUnit %s better=higher\n", UnitReqPerSec, UnitMacroF1)
+		_, err = fmt.Fprintf(w, "Unit %s better=higher\nUnit %s better=higher\nUnit %s better=higher\n", UnitReqPerSec, UnitMacroF1, UnitROCAUC)
 	}
 	for _, u := range []string{UnitRSSGrowth, UnitRMSE, UnitClientNs, UnitPeakRSS, UnitMaxLatency, UnitBusy, UnitP50Ns, UnitP99Ns, UnitMASE, UnitBadScores, UnitServerNs, UnitMedianNs} {
 		if err == nil {
@@ -217,6 +217,7 @@ func Checks(results []Result) []Check {
 	out = append(out, regressionChecks(results)...)
 	out = append(out, readsChecks(results)...)
 	out = append(out, classificationChecks(results)...)
+	out = append(out, anomalyChecks(results)...)
 	out = append(out, forecastChecks(results)...)
 	out = append(out, forecastSessionChecks(results)...)
 	return append(out, impactChecks(results)...)

@@ -43,6 +43,9 @@ func TestRunFlags(t *testing.T) {
 	f([]string{"-vatic", exe, "-classification-repeats", "-1"}, noEnv, "Classification.Repeats = -1")
 	f([]string{"-vatic", exe, "-classification-predict-rows", "5"}, noEnv, "Classification.PredictRows = 5")
 	f([]string{"-vatic", exe, "-classification-sets", "iris,../wine"}, noEnv, `classification set "../wine"`)
+	// And the anomalies workload's.
+	f([]string{"-vatic", exe, "-anomaly-seeds", "-1"}, noEnv, "Anomalies.Seeds = -1")
+	f([]string{"-vatic", exe, "-anomaly-tasks", "wine, digits"}, noEnv, `unknown anomaly task "digits"`)
 
 	if err := run(t.Context(), []string{"-h"}, noEnv, io.Discard, io.Discard); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("run(-h) = %v, want flag.ErrHelp", err)
