@@ -35,6 +35,9 @@ const (
 	// LabelSeed is the seed of an anomaly task: its sample of anomalies
 	// and scikit-learn's random_state.
 	LabelSeed = "seed"
+	// LabelContestant is the algorithm key of a session's contestant
+	// other than the champion.
+	LabelContestant = "contestant"
 	// AnomalyAUCMargin is how far our mean ROC-AUC on a task may fall
 	// below the better scikit-learn detector's (issue 15).
 	AnomalyAUCMargin = 0.02
@@ -384,7 +387,9 @@ func anomalyReport(ctx context.Context, cfg Config, tasks []*AnomalyTask, scratc
 // and every row's score is read from /results/anomalyscores, page by page:
 // Anomalies/TASK/impl=vatic gets the ROC-AUC of −anomaly (negative =
 // anomalous, MODELLING §8.1) against the planted anomalies, the session's
-// time by its statusHistory, the client's time and the champion. The
+// time by its statusHistory, the client's time and the champion; every
+// other contestant's scores (its contest rows) give
+// Anomalies/TASK/contestant=KEY/impl=vatic, a ROC-AUC without a time. The
 // dataset, session and model are deleted afterwards.
 func RunAnomalies(ctx context.Context, cfg Config) ([]Result, error) {
 	cfg = cfg.withDefaults()
@@ -420,20 +425,25 @@ func RunAnomalies(ctx context.Context, cfg Config) ([]Result, error) {
 			return results, err
 		}
 		for i, task := range tasks {
-			var r Result
-			r, err = anomalySession(ctx, cfg, t.c, task, scratch)
+			var rs []Result
+			rs, err = anomalySession(ctx, cfg, t.c, task, scratch)
 			if err != nil {
 				err = fmt.Errorf("%s seed %d: %w", task.Name, task.Seed, err)
 				break
 			}
+			r := rs[0]
 			auc, _ := r.Metric(UnitROCAUC)
-			var sk []string
+			var others, sk []string
+			for _, o := range rs[1:] {
+				v, _ := o.Metric(UnitROCAUC)
+				others = append(others, fmt.Sprintf(", %s %.4f", o.Labels[LabelContestant], v))
+			}
 			for _, m := range rep.Tasks[i].Models {
 				sk = append(sk, fmt.Sprintf("%s %.4f", m.Key, m.ROCAUC))
 			}
-			fmt.Fprintf(cfg.Progress, "run %d/%d %s seed %d: ROC-AUC %.4f (sklearn %s), champion %s, session %v\n",
-				run+1, cfg.Runs, task.Name, task.Seed, auc, strings.Join(sk, ", "), r.Labels[LabelChampion], r.Elapsed.Round(time.Millisecond))
-			results = append(results, r)
+			fmt.Fprintf(cfg.Progress, "run %d/%d %s seed %d: ROC-AUC %.4f, champion %s%s (sklearn %s), session %v\n",
+				run+1, cfg.Runs, task.Name, task.Seed, auc, r.Labels[LabelChampion], strings.Join(others, ""), strings.Join(sk, ", "), r.Elapsed.Round(time.Millisecond))
+			results = append(results, rs...)
 		}
 		err = t.explain(err)
 		t.close(cfg)
@@ -445,45 +455,79 @@ func RunAnomalies(ctx context.Context, cfg Config) ([]Result, error) {
 }
 
 // anomalySession runs one anomalies session on task's features and
-// scores its anomaly column against the planted anomalies.
-func anomalySession(ctx context.Context, cfg Config, c *Client, task *AnomalyTask, scratch string) (Result, error) {
+// scores its anomaly column against the planted anomalies: the champion's
+// (/results/anomalyscores), then every other contestant's (its contest
+// rows; skipped with a warning when the key's plan has no contest
+// endpoints).
+func anomalySession(ctx context.Context, cfg Config, c *Client, task *AnomalyTask, scratch string) ([]Result, error) {
 	path := filepath.Join(scratch, "anomaly-task.csv")
 	if err := writeCSVFile(path, task.Header, task.Rows); err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	name := datasetName("anomalies-" + strings.ReplaceAll(task.Name, "_", "-"))
 	defer deleteCascade(ctx, cfg, c, name)
 	if err := putRows(ctx, c, name, path, len(task.Rows)); err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	start := time.Now()
 	s, err := c.CreateModelSession(ctx, name, "", "anomalies")
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	if s, err = c.WaitSession(ctx, s.SessionID, sessionPoll); err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	client := time.Since(start)
 	wall, err := sessionTime(s)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	rows, err := c.AnomalyScores(ctx, s.SessionID)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	score, err := anomalyScores(task, rows)
 	if err != nil {
-		return Result{}, fmt.Errorf("session %s: %w", s.SessionID, err)
+		return nil, fmt.Errorf("session %s: %w", s.SessionID, err)
 	}
 	auc, err := ROCAUC(task.Anomalous, score)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	return Result{Name: "Anomalies/" + task.Name + "/impl=vatic", Elapsed: wall,
+	seed := strconv.FormatUint(task.Seed, 10)
+	out := []Result{{Name: "Anomalies/" + task.Name + "/impl=vatic", Elapsed: wall,
 		Metrics: []Metric{{auc, UnitROCAUC}, {float64(client), UnitClientNs}},
-		Labels:  map[string]string{LabelChampion: s.AlgorithmKey(), LabelSeed: strconv.FormatUint(task.Seed, 10)}}, nil
+		Labels:  map[string]string{LabelChampion: s.AlgorithmKey(), LabelSeed: seed}}}
+	cs, err := c.Contestants(ctx, s.SessionID)
+	var he *HTTPError
+	if errors.As(err, &he) && he.Status == http.StatusForbidden {
+		fmt.Fprintf(cfg.Progress, "warning: %v; only the champion is scored\n", err)
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, ct := range cs {
+		if ct.Algorithm.Key == s.AlgorithmKey() {
+			continue
+		}
+		rows, err := c.ContestantScores(ctx, s.SessionID, ct.ID)
+		if err != nil {
+			return nil, err
+		}
+		score, err := anomalyScores(task, rows)
+		if err != nil {
+			return nil, fmt.Errorf("session %s contestant %s: %w", s.SessionID, ct.Algorithm.Key, err)
+		}
+		auc, err := ROCAUC(task.Anomalous, score)
+		if err != nil {
+			return nil, err
+		}
+		// The contestants fit in one session: only the session has a time.
+		out = append(out, Result{Name: "Anomalies/" + task.Name + "/contestant=" + ct.Algorithm.Key + "/impl=vatic",
+			Metrics: []Metric{{auc, UnitROCAUC}}, Labels: map[string]string{LabelSeed: seed, LabelContestant: ct.Algorithm.Key}})
+	}
+	return out, nil
 }
 
 // anomalyScores returns −anomaly of every row of an anomalyscores answer
@@ -512,12 +556,54 @@ func anomalyScores(task *AnomalyTask, rows []map[string]string) ([]float64, erro
 }
 
 // AnomalyScores reads every row of an anomalies session's
-// /results/anomalyscores (REFERENCE §6.13), page after page, each value
-// as text (a number as its JSON text).
+// /results/anomalyscores (REFERENCE §6.13), the champion's scores, page
+// after page, each value as text (a number as its JSON text).
 func (c *Client) AnomalyScores(ctx context.Context, id string) ([]map[string]string, error) {
+	return c.pagedRows(ctx, "/sessions/"+url.PathEscape(id)+"/results/anomalyscores")
+}
+
+// ContestantScores reads every row a contestant of an anomalies session
+// scored, /sessions/{id}/contest/contestants/{cid} (REFERENCE §7.3), as
+// [Client.AnomalyScores] does.
+func (c *Client) ContestantScores(ctx context.Context, id, contestant string) ([]map[string]string, error) {
+	return c.pagedRows(ctx, "/sessions/"+url.PathEscape(id)+"/contest/contestants/"+url.PathEscape(contestant))
+}
+
+// Contestant is a session's contestant as GET
+// /sessions/{id}/contest/contestants lists it.
+type Contestant struct {
+	ID        string `json:"id"`
+	Algorithm struct {
+		Key string `json:"key"`
+	} `json:"algorithm"`
+}
+
+// Contestants lists a session's contestants (REFERENCE §7.3).
+func (c *Client) Contestants(ctx context.Context, id string) ([]Contestant, error) {
+	req, err := c.newRequest(ctx, http.MethodGet, strings.TrimRight(c.BaseURL, "/")+"/sessions/"+url.PathEscape(id)+"/contest/contestants", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var ans struct {
+		Items []Contestant `json:"items"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil {
+		return nil, fmt.Errorf("bench: decode the contestants of session %s: %w", id, err)
+	}
+	return ans.Items, nil
+}
+
+// pagedRows reads every row of the paged JSON resource at path (under
+// BaseURL), page after page, each value as text.
+func (c *Client) pagedRows(ctx context.Context, path string) ([]map[string]string, error) {
 	var out []map[string]string
 	for page := 0; ; page++ {
-		u := fmt.Sprintf("%s/sessions/%s/results/anomalyscores?page=%d&pageSize=%d", strings.TrimRight(c.BaseURL, "/"), url.PathEscape(id), page, anomalyPageSize)
+		u := fmt.Sprintf("%s%s?page=%d&pageSize=%d", strings.TrimRight(c.BaseURL, "/"), path, page, anomalyPageSize)
 		req, err := c.newRequest(ctx, http.MethodGet, u, nil)
 		if err != nil {
 			return nil, err
@@ -530,7 +616,7 @@ func (c *Client) AnomalyScores(ctx context.Context, id string) ([]map[string]str
 		b, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if err != nil {
-			return nil, fmt.Errorf("bench: read anomaly scores of session %s: %w", id, err)
+			return nil, fmt.Errorf("bench: read %s: %w", path, err)
 		}
 		rows, err := jsonRows(b)
 		if err != nil {
@@ -540,21 +626,22 @@ func (c *Client) AnomalyScores(ctx context.Context, id string) ([]map[string]str
 			TotalCount int `json:"totalCount"`
 		}
 		if err := json.Unmarshal(b, &paging); err != nil {
-			return nil, fmt.Errorf("bench: decode anomaly scores of session %s: %w", id, err)
+			return nil, fmt.Errorf("bench: decode %s: %w", path, err)
 		}
 		out = append(out, rows...)
 		if len(out) >= paging.TotalCount || len(rows) == 0 {
 			if len(out) != paging.TotalCount {
-				return nil, fmt.Errorf("bench: session %s: %d anomaly score rows read, totalCount %d", id, len(out), paging.TotalCount)
+				return nil, fmt.Errorf("bench: %s: %d rows read, totalCount %d", path, len(out), paging.TotalCount)
 			}
 			return out, nil
 		}
 	}
 }
 
-// anomalyChecks evaluates the anomalies workload per task: our mean
-// ROC-AUC over every session (seeds × runs) against the better
-// scikit-learn detector's mean over the seeds, with notes on each side.
+// anomalyChecks evaluates the anomalies workload per task: our champions'
+// mean ROC-AUC over every session (seeds × runs) against the better
+// scikit-learn detector's mean over the seeds, with notes on each side,
+// our other contestants included.
 func anomalyChecks(results []Result) []Check {
 	const w = "Anomalies"
 	var tasks []string // in order of appearance
@@ -576,6 +663,14 @@ func anomalyChecks(results []Result) []Check {
 				}
 			}
 		}
+		var contestants []string // our other detectors, in order of appearance
+		for _, r := range results {
+			if k, ok := strings.CutPrefix(r.Name, wt+"/contestant="); ok {
+				if k, ok = strings.CutSuffix(k, "/impl=vatic"); ok && !slices.Contains(contestants, k) {
+					contestants = append(contestants, k)
+				}
+			}
+		}
 		modelName := func(k string) string { return wt + "/model=" + k + "/impl=sklearn" }
 		ours := values(results, wt+"/impl=vatic", UnitROCAUC)
 		bestKey, best := "", math.Inf(-1)
@@ -594,9 +689,17 @@ func anomalyChecks(results []Result) []Check {
 			})
 		}
 		if len(ours) > 0 {
-			out = append(out, Check{Workload: wt + "/vatic", What: "ROC-AUC", Value: mean(ours), Note: true,
+			out = append(out, Check{Workload: wt + "/vatic", What: "champion ROC-AUC", Value: mean(ours), Note: true,
 				Detail: fmt.Sprintf("min %.4f, max %.4f over %d sessions; median session %s; champion %s", slices.Min(ours), slices.Max(ours),
 					len(ours), secs(medianOf(elapsedSeconds(results, wt+"/impl=vatic"))), labelTally(results, wt+"/impl=vatic", LabelChampion))})
+		}
+		for _, k := range contestants {
+			vs := values(results, wt+"/contestant="+k+"/impl=vatic", UnitROCAUC)
+			if len(vs) == 0 {
+				continue
+			}
+			out = append(out, Check{Workload: wt + "/vatic", What: k + " ROC-AUC", Value: mean(vs), Note: true,
+				Detail: fmt.Sprintf("min %.4f, max %.4f over %d sessions; a contestant, not the champion", slices.Min(vs), slices.Max(vs), len(vs))})
 		}
 		for _, k := range keys {
 			vs := values(results, modelName(k), UnitROCAUC)
