@@ -412,7 +412,8 @@ func RunAnomalies(ctx context.Context, cfg Config) ([]Result, error) {
 			}
 			tasks = append(tasks, t)
 		}
-		fmt.Fprintf(cfg.Progress, "anomalies: %s: %d rows with %d planted anomalies (seed 0)\n", name, len(tasks[len(tasks)-ac.Seeds].Rows), tasks[len(tasks)-ac.Seeds].Anomalies())
+		last := tasks[len(tasks)-1]
+		fmt.Fprintf(cfg.Progress, "anomalies: %s: %d rows, %d of them planted anomalies, with each of %d seeds\n", name, len(last.Rows), last.Anomalies(), ac.Seeds)
 	}
 	rep, err := anomalyReport(ctx, cfg, tasks, scratch)
 	if err != nil {
