@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,15 +21,19 @@ import (
 //   - The series is bucketed, imputed and capped as a forecast's
 //     (planForecast): the pre-period is the buckets before the event
 //     window, and it must hold twice the window, as a forecast's history.
-//   - The counterfactual is auto-ARIMA(X) on the pre-period (the
-//     interval's first season as its period when the pre-period holds two
-//     cycles of it), with the features' actual values in the window as
-//     regressors; with a pre-period shorter than 3×H, or when ARIMA fails,
-//     ETS on the target alone, then seasonal naive (the fallbacks take no
-//     regressors). A fallback on a series too short for a seasonal period
-//     (week, year buckets) is naive.
+//   - The counterfactual is ARIMA(X) on the pre-period (the interval's
+//     first season as its period when the pre-period holds two cycles of
+//     it), with the features' actual values in the window as regressors:
+//     a regression on season indicators with ARIMA errors, or seasonal
+//     auto-ARIMA, as arimaCounterfactual chooses. With a pre-period
+//     shorter than 3×H, or when ARIMA fails, ETS on the target alone,
+//     then seasonal naive (the fallbacks take no regressors). A fallback
+//     on a series too short for a seasonal period (week, year buckets) is
+//     naive.
 //   - Var(S) of the window total: ARIMA's analytic formula (MODELLING
-//     §3.3); for ETS the sample variance of 999 residual-bootstrap totals
+//     §3.3), the intercept's and drift's uncertainty included with the
+//     regressors', calibrated against the pre-period's own window totals
+//     (calibratedSumVariance); for ETS the sample variance of 999 residual-bootstrap totals
 //     (innovations resampled from the fit's residuals, parameters not
 //     re-estimated, seeded by the session); for (seasonal) naive the same
 //     analytic formula with its ψ (1 at multiples of the lag) and σ².
@@ -38,7 +43,9 @@ import (
 //   - Empty buckets inside the window are imputed with the target's
 //     strategy over the window's observed values before they are summed.
 //   - The one contestant is the model used, named as the forecast
-//     contest names it ("ARIMA", "ARIMAX", "ETS", "seasonal_naive"); its
+//     contest names it ("ARIMA", "ARIMAX", "ETS", "seasonal_naive"; the
+//     indicator form with the season's code, "ARIMA+W" "ARIMA w/
+//     Weekly"); its
 //     metrics are the three impact metrics; the selection is the
 //     forecast's (observationCount, trainingCount = the pre-period,
 //     testCount = the window). No outliers are computed: /results/outliers
@@ -80,25 +87,14 @@ func impactPeriod(interval string, n int) int {
 }
 
 // counterfactual fits MODELLING §3.2's model on the plan's pre-period and
-// predicts the gap and the window.
+// predicts the gap and the window: the candidates of arimaCounterfactual,
+// then the ETS and (seasonal) naive fallbacks.
 func counterfactual(p *forecastPlan, seed uint64) (impactFit, error) {
 	n, hor := len(p.y), p.gap+p.h
 	period := impactPeriod(p.interval, n)
 	if n >= 3*p.h {
-		m, err := forecast.AutoARIMA(p.y, period, p.xreg, forecast.DefaultAutoARIMAOptions())
-		if err == nil {
-			var fut [][]float64
-			if len(p.xreg) > 0 {
-				fut = p.future
-			}
-			f, err := m.Forecast(hor, fut)
-			if err == nil {
-				key := "ARIMA"
-				if len(p.xreg) > 0 {
-					key = "ARIMAX"
-				}
-				return impactFit{key: key, f: f, varS: arimaSumVariance(m, n, p.gap, p.h, fut)}, nil
-			}
+		if fit, ok := arimaCounterfactual(p, period); ok {
+			return fit, nil
 		}
 	}
 	if m, err := forecast.ETS(p.y, period, forecast.ETSOptions{Seed: seed}); err == nil {
@@ -133,6 +129,127 @@ func counterfactual(p *forecastPlan, seed uint64) (impactFit, error) {
 	return impactFit{key: m.Key(), f: f, varS: m.Sigma2 * psiSumFactor(psi, p.gap, p.h)}, nil
 }
 
+// dummyCycles is how many cycles of the season the pre-period must hold
+// for the seasonal-indicator counterfactual: its period − 1 indicator
+// coefficients are then each estimated from at least four values.
+const dummyCycles = 4
+
+// arimaCounterfactual is the ARIMA counterfactual of an impact session,
+// chosen between two forms of the season (period m ≥ 2):
+//
+//   - Indicators (tried first when the pre-period holds dummyCycles
+//     cycles): a regression on m − 1 season indicators (and the
+//     features) with non-seasonal ARIMA errors, the orders by auto-ARIMA
+//     (R: auto.arima(y, xreg = cbind(seasonaldummy(y), x), seasonal =
+//     FALSE)). A fixed seasonal pattern costs m − 1 coefficients and no
+//     seasonal difference.
+//   - Seasonal auto-ARIMA(X) (R: auto.arima(y, xreg = x)): the season by
+//     seasonal differencing and seasonal AR/MA terms, which follows a
+//     pattern that drifts. It is fitted when the indicators are not
+//     tried or fail, or when their residuals keep the season: a
+//     lag-m autocorrelation beyond 2/√n.
+//
+// When both are fitted the smaller calibratedSumVariance wins: the model
+// whose window total is predicted the more precisely. Why not seasonal
+// ARIMA alone: on the impact workload's daily series (a fixed weekly
+// pattern and AR(1) noise, bench/impact.go) auto-ARIMA's seasonal
+// difference, chosen as R chooses it, widens the window total's standard
+// deviation from about 33 to 50 and detected a level shift of 1.5
+// residual standard deviations in 70 % of windows; the indicators detect
+// 91 % with placebo windows at the nominal rate, and fit in 0.3 s where
+// seasonal auto-ARIMA took 8–30 s on 550–1 100 days
+// (TestMeasureImpact).
+func arimaCounterfactual(p *forecastPlan, period int) (impactFit, bool) {
+	n := len(p.y)
+	var best impactFit
+	ok := false
+	consider := func(m *forecast.ARIMAModel, key string, fut [][]float64) {
+		f, err := m.Forecast(p.gap+p.h, fut)
+		if err != nil {
+			return
+		}
+		v := calibratedSumVariance(m, n, p.gap, p.h, fut)
+		if !ok || v < best.varS {
+			best, ok = impactFit{key: key, f: f, varS: v}, true
+		}
+	}
+	key := "ARIMA"
+	if len(p.xreg) > 0 {
+		key = "ARIMAX"
+	}
+	seasonal := period >= 2
+	if seasonal && n >= dummyCycles*period {
+		x, fut := seasonIndicators(n, p.gap+p.h, period)
+		opt := forecast.DefaultAutoARIMAOptions()
+		opt.NonSeasonal = true
+		m, err := forecast.AutoARIMA(p.y, 1, append(slices.Clone(p.xreg), x...), opt)
+		if err == nil {
+			consider(m, key+"+"+forecastSeasons(p.interval)[0].Code, append(slices.Clone(p.future), fut...))
+			seasonal = ok && math.Abs(residualACF(m.Residuals, period)) > 2/math.Sqrt(float64(n))
+		}
+	}
+	if seasonal || !ok {
+		m, err := forecast.AutoARIMA(p.y, period, p.xreg, forecast.DefaultAutoARIMAOptions())
+		if err == nil {
+			var fut [][]float64
+			if len(p.xreg) > 0 {
+				fut = p.future
+			}
+			consider(m, key, fut)
+		}
+	}
+	return best, ok
+}
+
+// seasonIndicators are the m − 1 indicator columns of the seasons 1…m−1
+// of a series whose bucket 0 is season 0, over its n buckets and the hor
+// that follow.
+func seasonIndicators(n, hor, m int) (x, future [][]float64) {
+	for j := 1; j < m; j++ {
+		c, f := make([]float64, n), make([]float64, hor)
+		for t := j; t < n+hor; t += m {
+			if t < n {
+				c[t] = 1
+			} else {
+				f[t-n] = 1
+			}
+		}
+		x, future = append(x, c), append(future, f)
+	}
+	return x, future
+}
+
+// residualACF is the sample autocorrelation of the residuals at lag k,
+// over the pairs where both are numbers; 0 when undefined.
+func residualACF(r []float64, k int) float64 {
+	var sum float64
+	var n int
+	for _, v := range r {
+		if !math.IsNaN(v) {
+			sum += v
+			n++
+		}
+	}
+	if n <= k {
+		return 0
+	}
+	mean := sum / float64(n)
+	var num, den float64
+	for t, v := range r {
+		if math.IsNaN(v) {
+			continue
+		}
+		den += (v - mean) * (v - mean)
+		if t >= k && !math.IsNaN(r[t-k]) {
+			num += (v - mean) * (r[t-k] - mean)
+		}
+	}
+	if den == 0 {
+		return 0
+	}
+	return num / den
+}
+
 // impactPaths is how many bootstrap paths the ETS fallback draws
 // (MODELLING §3.3's N = 999).
 const impactPaths = 999
@@ -155,37 +272,77 @@ func bootstrapVariance(sums []float64) float64 {
 	return ss / float64(len(sums)-1)
 }
 
-// psiSumFactor is Σ_i c_i² with c_i = Σ_{j=max(i,gap+1)}^{gap+h} ψ_{j−i}:
-// the variance of the window's total in units of σ² for a model with MA(∞)
-// weights ψ forecasting gap buckets before the h of the window. With gap
-// = 0 it is Σ_{j=1..h} (Σ_{k=0..h−j} ψ_k)².
-func psiSumFactor(psi []float64, gap, h int) float64 {
+// psiSumWeights are c_1…c_{gap+h}, c_i = Σ_{j=max(i,gap+1)}^{gap+h}
+// ψ_{j−i}: the window total's forecast error is Σ_i c_i e_{n+i} for a
+// model with MA(∞) weights ψ forecasting gap buckets before the h of the
+// window, e the innovations after the last observed bucket n.
+func psiSumWeights(psi []float64, gap, h int) []float64 {
 	hor := gap + h
-	v := 0.0
+	c := make([]float64, hor)
 	for i := 1; i <= hor; i++ {
-		c := 0.0
 		for j := max(i, gap+1); j <= hor; j++ {
-			c += psi[j-i]
+			c[i-1] += psi[j-i]
 		}
+	}
+	return c
+}
+
+// psiSumFactor is Σ_i c_i² (psiSumWeights): the variance of the window's
+// total in units of σ². With gap = 0 it is Σ_{j=1..h} (Σ_{k=0..h−j} ψ_k)².
+func psiSumFactor(psi []float64, gap, h int) float64 {
+	v := 0.0
+	for _, c := range psiSumWeights(psi, gap, h) {
 		v += c * c
 	}
 	return v
+}
+
+// calibratedSumVariance is the Var(S) an impact session uses for an
+// ARIMA counterfactual: arimaSumVariance, with its innovation part σ²
+// Σ c_i² replaced by the empirical Σ_i c_i r_{t+i} over every origin t of
+// the pre-period (r the one-step residuals) when that is larger. The two
+// agree when the model is right (the residuals are its innovations);
+// when the residuals keep structure the model missed — autocorrelation,
+// a changing variance — the window totals of the past show it and the
+// p-value does not overstate the evidence. Measured on 600 independent
+// placebo windows (TestMeasureImpact) the standardised effect has
+// standard deviation 0.99, and 10.3 % of pValues fall below 0.05, the
+// nominal 2 × 5 % of MODELLING §3.3's one-sided tail.
+func calibratedSumVariance(m *forecast.ARIMAModel, n, gap, h int, future [][]float64) float64 {
+	v := arimaSumVariance(m, n, gap, h, future)
+	c := psiSumWeights(m.PsiWeights(gap+h), gap, h)
+	var ss float64
+	var k int
+	for t := 0; t+len(c) < len(m.Residuals); t++ {
+		s := 0.0
+		for i, ci := range c {
+			s += ci * m.Residuals[t+1+i]
+		}
+		if !math.IsNaN(s) {
+			ss += s * s
+			k++
+		}
+	}
+	// Fewer origins than a window's length say too little about the
+	// totals' spread.
+	if k < len(c) {
+		return v
+	}
+	analytic := m.Sigma2 * psiSumFactor(m.PsiWeights(gap+h), gap, h)
+	return v + max(0, ss/float64(k)-analytic)
 }
 
 // arimaSumVariance is MODELLING §3.3's Var(S) of the window's total under
 // an ARIMA model fitted on n buckets, forecasting gap buckets before the
 // h of the window: the error of the total is Σ_i c_i e_{n+i} with c_i =
 // Σ_{j=max(i,gap+1)}^{gap+h} ψ_{j−i}, so Var = σ² Σ_i c_i² — with gap = 0
-// σ² Σ_{j=1..h} (Σ_{k=0..h−j} ψ_k)². With regressors the uncertainty of
-// the regression coefficients (intercept or drift included) adds
+// σ² Σ_{j=1..h} (Σ_{k=0..h−j} ψ_k)². The uncertainty of the regression
+// coefficients (the intercept, the drift and any regressors) adds
 // (Σ_W x_t)ᵀ Cov(β̂) (Σ_W x_t), x_t holding 1 for the intercept, n+t for
 // the drift and the regressors' window values.
 func arimaSumVariance(m *forecast.ARIMAModel, n, gap, h int, future [][]float64) float64 {
 	hor := gap + h
 	v := m.Sigma2 * psiSumFactor(m.PsiWeights(hor), gap, h)
-	if len(future) == 0 {
-		return v
-	}
 	names, cov := m.RegressionCov()
 	x := make([]float64, len(names))
 	for k, name := range names {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/vaticml/vatic/stats/forecast"
@@ -157,5 +158,111 @@ func TestETSBootstrapVariance(t *testing.T) {
 	}
 	if v2 := bootstrapVariance(m.BootstrapSums(h, 0, 4000, 7)); v2 != v {
 		t.Errorf("bootstrap not reproducible: %v, %v", v, v2)
+	}
+}
+
+// Season j's indicator is 1 on buckets j, j+m, …, continued over the
+// horizon; season 0 has none (the intercept carries it).
+func TestSeasonIndicators(t *testing.T) {
+	x, fut := seasonIndicators(10, 6, 7)
+	if len(x) != 6 || len(fut) != 6 {
+		t.Fatalf("%d columns, %d future columns, want 6", len(x), len(fut))
+	}
+	for j := range x {
+		for b := range 16 {
+			v := 0.0
+			if b < 10 {
+				v = x[j][b]
+			} else {
+				v = fut[j][b-10]
+			}
+			if want := b%7 == j+1; (v == 1) != want || (v != 0 && v != 1) {
+				t.Errorf("season %d bucket %d = %v", j+1, b, v)
+			}
+		}
+	}
+}
+
+// On a fixed weekly pattern with AR(1) noise the counterfactual is the
+// regression on weekday indicators, and its Var(S) is the AR(1)'s: with
+// c_i = Σ_{k=0..h−i} φ^k, σ² Σ c_i² (plus a little for the estimated
+// coefficients).
+func TestCounterfactualWeeklyIndicators(t *testing.T) {
+	const h, phi, sigma = 14, 0.6, 4.0
+	y, _ := impactMeasureSeries(700, 3)
+	fit, err := counterfactual(&forecastPlan{interval: "day", y: y, h: h}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fit.key != "ARIMA+W" {
+		t.Errorf("counterfactual %q, want ARIMA+W", fit.key)
+	}
+	want := 0.0
+	for i := 1; i <= h; i++ {
+		c := 0.0
+		for k := 0; k <= h-i; k++ {
+			c += math.Pow(phi, float64(k))
+		}
+		want += sigma * sigma * c * c
+	}
+	if r := fit.varS / want; r < 0.8 || r > 1.3 {
+		t.Errorf("Var(S) = %.1f, the AR(1)'s is %.1f (ratio %.2f)", fit.varS, want, r)
+	}
+	if len(fit.f.Mean) != h {
+		t.Errorf("%d forecasts, want %d", len(fit.f.Mean), h)
+	}
+}
+
+// A model that misses the series' autocorrelation (white noise with a
+// mean, fitted to AR(1) data) understates the window total's variance
+// analytically; the pre-period's own window totals restore it.
+func TestCalibratedSumVarianceWidens(t *testing.T) {
+	y, _ := impactMeasureSeries(700, 5)
+	for i := range y {
+		y[i] -= [7]float64{-6, -3, 0, 2, 8, 14, -15}[i%7]
+	}
+	m, err := forecast.ARIMA(y, forecast.ARIMASpec{IncludeMean: true, Period: 1}, nil, forecast.ARIMAOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const h = 14
+	analytic := arimaSumVariance(m, len(y), 0, h, nil)
+	got := calibratedSumVariance(m, len(y), 0, h, nil)
+	// The AR(1)'s stationary variance is σ²/(1−φ²) = 25 but its sum over
+	// 14 days has about (1+φ)/(1−φ) = 4 times the variance of 14
+	// independent values.
+	if got < 2.5*analytic {
+		t.Errorf("calibrated Var(S) = %.1f, analytic %.1f: want the autocorrelation counted", got, analytic)
+	}
+	// A correct model is left (nearly) as it is.
+	ar, err := forecast.ARIMA(y, forecast.ARIMASpec{P: 1, IncludeMean: true, Period: 1}, nil, forecast.ARIMAOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, c := arimaSumVariance(ar, len(y), 0, h, nil), calibratedSumVariance(ar, len(y), 0, h, nil)
+	if c < a || c > 1.3*a {
+		t.Errorf("AR(1) calibrated Var(S) = %.1f, analytic %.1f", c, a)
+	}
+}
+
+// A weekly pattern that wanders (a seasonal random walk) leaves the
+// indicators' residuals correlated at lag 7: seasonal auto-ARIMA is
+// fitted as well, and its tighter window total wins.
+func TestCounterfactualWanderingSeason(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	y := make([]float64, 420)
+	for i := range y {
+		if i < 7 {
+			y[i] = 100 + 10*float64(i)
+			continue
+		}
+		y[i] = y[i-7] + 3*rng.NormFloat64()
+	}
+	fit, err := counterfactual(&forecastPlan{interval: "day", y: y, h: 14}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fit.key != "ARIMA" {
+		t.Errorf("counterfactual %q, want seasonal ARIMA", fit.key)
 	}
 }
