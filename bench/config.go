@@ -277,7 +277,7 @@ func (c Config) Validate() error {
 	}
 	if c.ImpactWindows < 1 || c.ImpactConcurrency < 1 {
 		errs = append(errs, fmt.Errorf("bench: ImpactWindows = %d, ImpactConcurrency = %d, want at least 1", c.ImpactWindows, c.ImpactConcurrency))
-	} else if _, err := ImpactWindowStarts(ImpactDays, ImpactWindow, c.ImpactWindows); err != nil {
+	} else if _, err := ImpactWindowStarts(ImpactWindow, c.ImpactWindows); err != nil {
 		errs = append(errs, err)
 	}
 	for _, name := range c.ForecastOnly {

@@ -17,8 +17,10 @@ import (
 // Fixed parameters and targets of the impact workload (issue 13:
 // "Quality and performance").
 const (
-	// ImpactDays is the length of the generated daily series: three years.
-	ImpactDays = 3 * 365
+	// ImpactHistory is the days of the generated daily series before its
+	// first window: a year and a half (MODELLING's minimum is twice the
+	// window).
+	ImpactHistory = 548
 	// ImpactWindow is the length of an event window, days.
 	ImpactWindow = 14
 	// ImpactShiftSDs is the level shift injected into a window, in
@@ -90,28 +92,24 @@ func sampleSD(x []float64) float64 {
 	return math.Sqrt(ss / float64(len(x)-1))
 }
 
-// ImpactWindowStarts places count windows of w days in a series of n
-// days: distinct first days (0-based) spread evenly over the second half
-// of the series, from max(n/2, 2w) to n−w, so that each has at least
-// half the series (and at least twice the window) of history before it.
-// Windows overlap when count exceeds the half's length ÷ w, so their
-// outcomes are not independent. It fails when fewer than count distinct
-// starts fit.
-func ImpactWindowStarts(n, w, count int) ([]int, error) {
+// ImpactSeriesDays is the length of the series that holds count
+// windows of ImpactWindow days after ImpactHistory days.
+func ImpactSeriesDays(count int) int { return ImpactHistory + count*ImpactWindow }
+
+// ImpactWindowStarts places count windows of w days back to back after
+// ImpactHistory days: window i starts on day ImpactHistory + i·w
+// (0-based). The windows do not overlap, so their outcomes are nearly
+// independent (the series' AR(1) noise forgets a window's last days
+// within a few days of the next) and binomial intervals hold; each has
+// at least ImpactHistory days of history before it. It fails unless
+// count and w are positive.
+func ImpactWindowStarts(w, count int) ([]int, error) {
 	if w < 1 || count < 1 {
 		return nil, fmt.Errorf("bench: %d impact windows of %d days", count, w)
 	}
-	lo, hi := max(n/2, 2*w), n-w
-	if hi-lo+1 < count {
-		return nil, fmt.Errorf("bench: %d distinct windows of %d days do not fit in days %d…%d of a %d-day series", count, w, lo, hi, n)
-	}
 	out := make([]int, count)
 	for i := range out {
-		if count == 1 {
-			out[i] = hi
-			continue
-		}
-		out[i] = lo + int(math.Round(float64(i)*float64(hi-lo)/float64(count-1)))
+		out[i] = ImpactHistory + i*w
 	}
 	return out, nil
 }
@@ -163,7 +161,7 @@ type impactOutcome struct {
 // one session (POST to seeing completed).
 func RunImpact(ctx context.Context, cfg Config) ([]Result, error) {
 	cfg = cfg.withDefaults()
-	starts, err := ImpactWindowStarts(ImpactDays, ImpactWindow, cfg.ImpactWindows)
+	starts, err := ImpactWindowStarts(ImpactWindow, cfg.ImpactWindows)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +190,7 @@ func RunImpact(ctx context.Context, cfg Config) ([]Result, error) {
 }
 
 func impactRun(ctx context.Context, cfg Config, c *Client, scratch string, starts []int, seed int64, run int) ([]Result, error) {
-	y, sd := ImpactSeries(ImpactDays, seed)
+	y, sd := ImpactSeries(ImpactSeriesDays(len(starts)), seed)
 	day0, _ := time.Parse(time.DateOnly, impactStart)
 	shift := ImpactShiftSDs * sd
 	fmt.Fprintf(cfg.Progress, "impact run %d/%d: %d days, residual sd %.3f, shift %.3f a day, %d windows of %d days, %d sessions at a time\n",
