@@ -266,3 +266,26 @@ func TestCounterfactualWanderingSeason(t *testing.T) {
 		t.Errorf("counterfactual %q, want seasonal ARIMA", fit.key)
 	}
 }
+
+// A random walk keeps its difference: whichever of the differenced and
+// undifferenced fits wins, the window total's Var(S) stays near the
+// random walk's σ² Σ_{j=1..h} j².
+func TestCounterfactualRandomWalkKeepsItsVariance(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	y := make([]float64, 400)
+	for i := 1; i < len(y); i++ {
+		y[i] = y[i-1] + rng.NormFloat64()
+	}
+	const h = 10
+	fit, err := counterfactual(&forecastPlan{interval: "year", y: y, h: h}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0.0
+	for j := 1; j <= h; j++ {
+		want += float64(j * j)
+	}
+	if fit.varS < 0.6*want {
+		t.Errorf("%s: Var(S) = %.1f, a random walk's is %.0f", fit.key, fit.varS, want)
+	}
+}
