@@ -9,6 +9,10 @@ PURE      := ./ingest/... ./stats/... ./engine/sqlgen/... ./engine/calendar/... 
 # end-to-end session tests.
 DUCK      := ./duckstore ./engine/... ./api/... ./cmd/...
 FUZZTIME  ?= 30s
+# The per-package test timeout: the slowest packages (api, stats/forecast
+# under -race) take 5–10 minutes on 2 busy cores, near go test's default
+# of 10; CI bounds the whole run at 90 minutes.
+TIMEOUT   ?= 40m
 
 CRASH_N   ?= 20
 
@@ -23,16 +27,16 @@ run:
 test: test-tagged test-plain
 
 test-tagged:
-	go test -tags '$(TEST_TAGS)' ./...
+	go test -timeout $(TIMEOUT) -tags '$(TEST_TAGS)' ./...
 
 test-plain:
-	go test -tags assert $(DUCK)
+	go test -timeout $(TIMEOUT) -tags assert $(DUCK)
 
 test-race:
-	go test -race -tags '$(TEST_TAGS)' ./...
+	go test -timeout $(TIMEOUT) -race -tags '$(TEST_TAGS)' ./...
 
 test-pure:
-	CGO_ENABLED=0 go test -tags assert $(PURE)
+	CGO_ENABLED=0 go test -timeout $(TIMEOUT) -tags assert $(PURE)
 
 # The long crash test: SIGKILL the server CRASH_N times in each of a PUT, an
 # import and a session, restarting it on the same data directory (`make

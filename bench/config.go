@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -238,7 +239,24 @@ func (c Config) withDefaults() Config {
 	if c.Progress == nil {
 		c.Progress = io.Discard
 	}
+	if _, ok := c.Progress.(*lockedWriter); !ok {
+		c.Progress = &lockedWriter{w: c.Progress}
+	}
 	return c
+}
+
+// lockedWriter serialises the writes to w: the workloads that keep
+// several sessions in flight write their progress lines from several
+// goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // Validate reports the first problem with c, after defaults are applied.

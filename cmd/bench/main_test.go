@@ -57,13 +57,17 @@ func TestRunFlags(t *testing.T) {
 func TestRunForecastWorkload(t *testing.T) {
 	noEnv := func(string) (string, bool) { return "", false }
 	var out strings.Builder
+	only, vaticLine := "AirPassengers, co2", "BenchmarkForecast/series=co2/impl=vatic\t"
+	if raceOn {
+		only, vaticLine = "AirPassengers", "BenchmarkForecast/series=AirPassengers/impl=vatic\t"
+	}
 	args := []string{"-workloads", "forecast", "-vatic", "/nonexistent/vatic", "-runs", "1", "-dir", t.TempDir(),
-		"-forecast-series", "../../stats/forecast/testdata/series.json", "-forecast-only", "AirPassengers, co2",
+		"-forecast-series", "../../stats/forecast/testdata/series.json", "-forecast-only", only,
 		"-forecast-r-json", "../../bench/testdata/forecast-r.json"}
 	if err := run(t.Context(), args, noEnv, &out, io.Discard); err != nil {
 		t.Fatalf("run(%q) = %v", args, err)
 	}
-	for _, want := range []string{"BenchmarkForecast/series=co2/impl=vatic\t", "BenchmarkForecast/series=AirPassengers/method=arima/impl=r\t",
+	for _, want := range []string{vaticLine, "BenchmarkForecast/series=AirPassengers/method=arima/impl=r\t",
 		"forecast.Contest (both variants", "MASE geomean vatic÷best R"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
