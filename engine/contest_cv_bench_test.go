@@ -33,7 +33,7 @@ func BenchmarkRegressionContest(b *testing.B) {
 		_, d := xs.Dims()
 		seed := sessionSeed("5f0c2a8e-6b1d-4e3f-9a7c-1d2e3f4a5b6c")
 		trainPos, testPos := split(seed, c.rows)
-		xTrain, yTrain, xTest, yTest := denseRows(xs, trainPos), pickF(ys, trainPos), denseRows(xs, testPos), pickF(ys, testPos)
+		xTrain, yTrain, xTest, yTest := denseRows(xs, trainPos), pick(ys, trainPos), denseRows(xs, testPos), pick(ys, testPos)
 		for _, repeats := range []int{0, 3} {
 			b.Run(fmt.Sprintf("train=%d/features=%d/repeats=%d", len(trainPos), d, repeats), func(b *testing.B) {
 				cpu0 := cpuTime(b)
