@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/vaticml/vatic/stats"
 	"github.com/vaticml/vatic/stats/classify"
-	"github.com/vaticml/vatic/stats/contest"
 )
 
 // erring is a test classifier of erringData's rows (column 0 the row id,
@@ -122,6 +122,25 @@ func TestClassificationContestCVDecides(t *testing.T) {
 	}
 	if !slices.IsSorted(pct) || len(pct) == 0 || pct[len(pct)-1] != 100 {
 		t.Errorf("classificationContest(cv) progress = %v, want rising to 100", pct)
+	}
+}
+
+// Canceling the session during the folds stops the contest with the
+// context's error.
+func TestClassificationContestCVCanceled(t *testing.T) {
+	seed, train, xTest, yTest := erringData(150, "3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a9f", true)
+	algos := []classify.Algorithm{erring{key: "steady", every: 12, balanced: true}, erring{key: "other", every: 7, balanced: true}}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	last := 0
+	_, _, _, err := classificationContest(ctx, algos, train, xTest, yTest, seed, 1, 3, func(p int) {
+		last = p
+		if p > 10 { // the test fits take the first 10 %
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) || last == 100 {
+		t.Errorf("classificationContest(canceled in the folds) = %v after %d %%, want context.Canceled before the end", err, last)
 	}
 }
 
@@ -263,5 +282,3 @@ func TestSessionCVClassChampion(t *testing.T) {
 		t.Errorf("session on %d rows = %s, note %q; want completed by the single split", n, done.Status, cvNote(done))
 	}
 }
-
-var _ contest.CVCandidate = contest.CVFunc{}

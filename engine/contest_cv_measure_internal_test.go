@@ -176,18 +176,20 @@ func TestMeasureCVChampion(t *testing.T) {
 
 // TestMeasureCVClassChampion is TestMeasureCVChampion for classification
 // (issue 14), gated by the same VATIC_CV_MEASURE (it writes no records).
-// Each of iris, wine and breast_cancer is cut into three stratified
-// thirds; ten sessions (the same ten ids) run on two thirds at a time,
-// with balance on: runClassification's contest on the numeric columns
-// as they are, with cvClassRepeats' repetitions. Every contestant is then
-// refitted on those two thirds, balanced, as the saved model is, and
-// scored on the held-out third. It logs, per rule (split: the highest
-// test macroAverageF1Score, ties per §7.6; cvBest: the highest
-// cross-validated mean; cv1SE: the one-SE rule in force), the spread of
-// the champion's held-out macro-F1 over the ten sessions and its mean
-// ratio to the best contestant's:
+// Ten sessions (the same ten ids) run on each of three parts of iris,
+// wine and breast_cancer, with balance on: two stratified thirds of the
+// file, and on breast_cancer also one stratified fifth, each part's
+// other rows held out as new data. A session is runClassification's
+// contest on the numeric columns as they are, with cvClassRepeats'
+// repetitions. Every contestant is then refitted on the part, balanced,
+// as the saved model is, and scored on the new data. It logs, per rule
+// (split: the highest test macroAverageF1Score, ties per §7.6; cvBest:
+// the highest cross-validated mean; cv1SE: the one-SE rule in force),
+// the spread of the champion's new-data macro-F1 over the ten sessions
+// and its mean ratio to the best contestant's (about 20 min on a loaded
+// two-core machine; -run TestMeasureCVClassChampion/iris picks a set):
 //
-//	VATIC_CV_MEASURE=1 go test -tags 'duckdb_arrow assert' -run TestMeasureCVClassChampion -v -timeout 30m ./engine/
+//	VATIC_CV_MEASURE=1 go test -tags 'duckdb_arrow assert' -run TestMeasureCVClassChampion -v -timeout 60m ./engine/
 func TestMeasureCVClassChampion(t *testing.T) {
 	if os.Getenv("VATIC_CV_MEASURE") == "" {
 		t.Skip("set VATIC_CV_MEASURE to measure the champion rules")
@@ -198,84 +200,94 @@ func TestMeasureCVClassChampion(t *testing.T) {
 	}
 	workers := runtime.GOMAXPROCS(0)
 	rules := []string{"split", "cvBest", "cv1SE"}
-	for _, name := range []string{"iris", "wine", "breast_cancer"} {
-		x, y, k := measureClassCSV(t, "../stats/classify/testdata/"+name+".csv")
+	// Each file is cut into parts stratified folds; a session runs on
+	// one part ("small": the file's other rows are new data) or on the
+	// other parts (the part is new data), three times.
+	for _, st := range []struct {
+		name  string
+		parts int
+		small bool
+	}{{"iris", 3, false}, {"wine", 3, false}, {"breast_cancer", 3, false}, {"breast_cancer", 5, true}} {
+		x, y, k := measureClassCSV(t, "../stats/classify/testdata/"+st.name+".csv")
 		_, d := x.Dims()
-		third := stats.StratifiedFolds(y, k, 3, stats.Rand(1, "cv-measure/thirds"))
+		fold := stats.StratifiedFolds(y, k, st.parts, stats.Rand(1, "cv-measure/parts"))
 		for part := range 3 {
 			var in, out []int
-			for i, f := range third {
-				if f == part {
-					out = append(out, i)
-				} else {
+			for i, f := range fold {
+				if (f == part) == st.small {
 					in = append(in, i)
+				} else {
+					out = append(out, i)
 				}
 			}
-			xs, ys := denseRows(x, in), pick(y, in)
-			xNew, yNew := denseRows(x, out), pick(y, out)
-			all := classify.Data{X: xs, Y: ys, K: k, W: balanceWeights(ys, k)}
-			f1 := map[string][]float64{}
-			ratio := map[string][]float64{}
-			wins := map[string]map[string]int{}
-			for _, r := range rules {
-				wins[r] = map[string]int{}
-			}
-			var elapsed time.Duration
-			repeats := 0
-			for _, id := range ids {
-				seed := sessionSeed(id)
-				trainPos, testPos := stratifiedSplit(seed, ys, k)
-				yTrain := pick(ys, trainPos)
-				train := classify.Data{X: denseRows(xs, trainPos), Y: yTrain, K: k, W: balanceWeights(yTrain, k)}
-				var algos []classify.Algorithm
-				for _, a := range classify.Algorithms() {
-					if outOfBudget(a.Key(), len(trainPos), len(testPos), d) == "" {
-						algos = append(algos, a)
+			label := fmt.Sprintf("%s %d rows, part %d", st.name, len(in), part)
+			t.Run(strings.ReplaceAll(label, " ", "_"), func(t *testing.T) {
+				xs, ys := denseRows(x, in), pick(y, in)
+				xNew, yNew := denseRows(x, out), pick(y, out)
+				all := classify.Data{X: xs, Y: ys, K: k, W: balanceWeights(ys, k)}
+				f1 := map[string][]float64{}
+				ratio := map[string][]float64{}
+				wins := map[string]map[string]int{}
+				for _, r := range rules {
+					wins[r] = map[string]int{}
+				}
+				var elapsed time.Duration
+				repeats := 0
+				for _, id := range ids {
+					seed := sessionSeed(id)
+					trainPos, testPos := stratifiedSplit(seed, ys, k)
+					yTrain := pick(ys, trainPos)
+					train := classify.Data{X: denseRows(xs, trainPos), Y: yTrain, K: k, W: balanceWeights(yTrain, k)}
+					var algos []classify.Algorithm
+					for _, a := range classify.Algorithms() {
+						if outOfBudget(a.Key(), len(trainPos), len(testPos), d) == "" {
+							algos = append(algos, a)
+						}
 					}
-				}
-				repeats = cvClassRepeats(len(trainPos), d, k)
-				start := time.Now()
-				results, best, scores, err := classificationContest(t.Context(), algos, train, denseRows(xs, testPos), pick(ys, testPos), seed, workers, repeats, func(int) {})
-				if err != nil {
-					t.Fatal(err)
-				}
-				elapsed += time.Since(start)
-				if scores == nil {
-					t.Fatalf("%s: no cross-validation on %d training rows", name, len(trainPos))
-				}
-				newF1 := make([]float64, len(results))
-				oracle := 0.0
-				for i, r := range results {
-					if r.Err != nil {
-						t.Fatalf("%s: %v", r.Key, r.Err)
-					}
-					m, err := r.Model.model.Refit(all, classify.Options{Seed: seed, Workers: workers})
+					repeats = cvClassRepeats(len(trainPos), d, k)
+					start := time.Now()
+					results, best, scores, err := classificationContest(t.Context(), algos, train, denseRows(xs, testPos), pick(ys, testPos), seed, workers, repeats, func(int) {})
 					if err != nil {
 						t.Fatal(err)
 					}
-					p := mat.NewDense(len(yNew), k, nil)
-					m.Proba(xNew, p)
-					newF1[i] = stats.ClassificationMetrics(yNew, classify.Predict(p), k, nil)[stats.MacroAverageF1Score]
-					oracle = max(oracle, newF1[i])
-				}
-				cvBest := 0
-				for i, s := range scores {
-					if s.Mean > scores[cvBest].Mean {
-						cvBest = i
+					elapsed += time.Since(start)
+					if scores == nil {
+						t.Fatalf("%s: no cross-validation on %d training rows", label, len(trainPos))
+					}
+					newF1 := make([]float64, len(results))
+					oracle := 0.0
+					for i, r := range results {
+						if r.Err != nil {
+							t.Fatalf("%s: %v", r.Key, r.Err)
+						}
+						m, err := r.Model.model.Refit(all, classify.Options{Seed: seed, Workers: workers})
+						if err != nil {
+							t.Fatal(err)
+						}
+						p := mat.NewDense(len(yNew), k, nil)
+						m.Proba(xNew, p)
+						newF1[i] = stats.ClassificationMetrics(yNew, classify.Predict(p), k, nil)[stats.MacroAverageF1Score]
+						oracle = max(oracle, newF1[i])
+					}
+					cvBest := 0
+					for i, s := range scores {
+						if s.Mean > scores[cvBest].Mean {
+							cvBest = i
+						}
+					}
+					for r, b := range map[string]int{"split": classificationChampion(results), "cvBest": cvBest, "cv1SE": best} {
+						f1[r] = append(f1[r], newF1[b])
+						ratio[r] = append(ratio[r], newF1[b]/oracle)
+						wins[r][results[b].Key]++
 					}
 				}
-				for r, b := range map[string]int{"split": classificationChampion(results), "cvBest": cvBest, "cv1SE": best} {
-					f1[r] = append(f1[r], newF1[b])
-					ratio[r] = append(ratio[r], newF1[b]/oracle)
-					wins[r][results[b].Key]++
+				for _, r := range rules {
+					m, sd := meanSD(f1[r])
+					t.Logf("%s (%d×%d-fold; %d new rows) %-6s: champion new-data macro-F1 mean %.4f sd %.4f sd/mean %.2f%% min %.4f; ÷ best contestant mean %.4f; champions %v",
+						label, repeats, cvFolds, len(out), r, m, sd, 100*sd/m, minF(f1[r]), meanF(ratio[r]), wins[r])
 				}
-			}
-			for _, r := range rules {
-				m, sd := meanSD(f1[r])
-				t.Logf("%s third %d (%d rows, %d×%d-fold) %-6s: champion held-out macro-F1 mean %.4f sd %.4f sd/mean %.2f%% min %.4f; ÷ best contestant mean %.4f; champions %v",
-					name, part, len(out), repeats, cvFolds, r, m, sd, 100*sd/m, minF(f1[r]), meanF(ratio[r]), wins[r])
-			}
-			t.Logf("%s third %d: %v per session", name, part, elapsed/time.Duration(len(ids)))
+				t.Logf("%s: %v per session", label, elapsed/time.Duration(len(ids)))
+			})
 		}
 	}
 }
