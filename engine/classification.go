@@ -37,7 +37,9 @@ import (
 //     n / (K·n_c) in every algorithm (§7.5).
 //   - The champion has the highest macroAverageF1Score; ties go to the
 //     higher matthewsCorrelationCoefficient, then to the earlier (simpler)
-//     algorithm of the line-up (§7.6).
+//     algorithm of the line-up (§7.6). On a small training part the
+//     highest stratified cross-validated macroAverageF1Score decides
+//     instead, with the one-SE rule (contest_cv.go).
 //   - /results and a contestant's rows carry the predicted label; the
 //     class scores (the champion's probabilities, §7.4) are stored for the
 //     test rows and served by /results/classscores; the confusion matrix
@@ -328,12 +330,12 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 // classificationContest fits every algorithm on train and scores it on
 // the test rows, then picks the champion as regressionContest does: by
 // cvRepeats × cvFolds-fold stratified cross-validation on train when
-// cvRepeats > 0 (contest_cv.go; each fold's rows weighed as train's are:
-// by their own balance weights when train has weights), else, or when no contestant survives every fold, by
-// classificationChampion. It returns the test results in algos' order,
-// the champion's index (-1 when every contestant failed) and the
-// cross-validation scores (nil without cv). progress receives a
-// percentage of the contest done.
+// cvRepeats > 0 (contest_cv.go; each fold's rows weighed as train's are,
+// by their own balance weights when train has weights), else, or when no
+// contestant survives every fold, by classificationChampion. It returns
+// the test results in algos' order, the champion's index (-1 when every
+// contestant failed) and the cross-validation scores (nil without cv).
+// progress receives a percentage of the contest done.
 func classificationContest(ctx context.Context, algos []classify.Algorithm, train classify.Data, xTest *mat.Dense, yTest []int,
 	seed uint64, workers, cvRepeats int, progress func(pct int)) ([]contest.Result[classificationFit], int, []contest.CVScore, error) {
 	// One test fit per contestant against 5 or 15 fold fits.

@@ -81,11 +81,11 @@ import (
 // random_forest win a few sessions; the mean moves by −0.6 to +0.6 points
 // (+0.13 on average). On iris and wine every contestant is within a row
 // or two of the others on 50–60 new rows, so there the rule mostly
-// changes which of equals wins. It costs 15 fold fits per contestant:
-// the contest took 1.5–3.3 s a session on iris and wine and 15–20 s on
-// 379 breast_cancer rows (the measurement's timings, a loaded two-core
-// machine), against 0.2–0.3 s and 2.3 s (456 training rows) for the
-// single split's.
+// changes which of equals wins. It costs 15 fold fits per contestant
+// (BenchmarkClassificationContest, CPU time of the whole contest): 2.0
+// CPU-s on iris and 1.3 on wine against 0.16 and 0.11 with the single
+// split; on all of breast_cancer (456 training rows) cvClassRepeats
+// allows one repetition, 4.1 CPU-s against 0.85 (three would take 10.6).
 
 const (
 	// cvMaxTrainRows is the largest training part whose champion is
@@ -128,13 +128,15 @@ func cvRepeats(nTrain, nFeatures int) int {
 
 // cvClassRepeats is cvRepeats for a classification training part with k
 // classes: its cells count k times (nTrain × nFeatures × k), because the
-// line-up's fold fits cost about that much more than regression's. On two
-// classes they cost 0.67 CPU-ms per cell for 15 folds (9.2 CPU-s on
-// breast_cancer's 456 × 30), twice regression's 0.37; the multinomial
-// logistic regressions and gbm fit one score per class, so 10 features ×
-// 800 rows cost 0.7, 1.9 and 6.3 CPU-s for 5 folds on 2, 4 and 8 classes.
-// Counted so, the bounds keep the cross-validation within the same few
-// CPU-seconds as regression's.
+// line-up's fold fits cost up to that much more than regression's
+// (BenchmarkClassificationContest, CPU time of the folds alone). On two
+// classes 15 folds cost 0.71 CPU-ms per cell on breast_cancer (9.7 CPU-s
+// on 456 × 30), twice regression's 0.37, and 0.31 on 800 × 10 Gaussian
+// clouds; the multinomial logistic regressions and gbm fit one score per
+// class, so 5 folds of those clouds cost 0.8, 2.0 and 7.0 CPU-s on 2, 4
+// and 8 classes. Counted so, the bounds keep the cross-validation within
+// the few CPU-seconds regression's takes: 3 × 5 folds on iris and wine,
+// 1 × 5 on breast_cancer, none on 800 × 10 of 8 classes.
 func cvClassRepeats(nTrain, nFeatures, k int) int {
 	return cvRepeats(nTrain, max(nFeatures, 1)*k)
 }
