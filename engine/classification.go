@@ -37,7 +37,9 @@ import (
 //     n / (K·n_c) in every algorithm (§7.5).
 //   - The champion has the highest macroAverageF1Score; ties go to the
 //     higher matthewsCorrelationCoefficient, then to the earlier (simpler)
-//     algorithm of the line-up (§7.6).
+//     algorithm of the line-up (§7.6). On a small training part the
+//     highest stratified cross-validated macroAverageF1Score decides
+//     instead, with the one-SE rule (contest_cv.go).
 //   - /results and a contestant's rows carry the predicted label; the
 //     class scores (the champion's probabilities, §7.4) are stored for the
 //     test rows and served by /results/classscores; the confusion matrix
@@ -211,9 +213,6 @@ type classificationFit struct {
 	pred  []int
 }
 
-// classifiers is the classification line-up (classify.Algorithms).
-func (e *Engine) classifiers() []classify.Algorithm { return classify.Algorithms() }
-
 func (e *Engine) runClassification(ctx context.Context, s Session, progress func(int)) error {
 	d, err := e.loadSessionData(ctx, s)
 	if err != nil {
@@ -244,7 +243,7 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 	seed := sessionSeed(s.ID)
 	trainPos, testPos := stratifiedSplit(seed, cs.y, k)
 	trainRows, testRows := pick(rows, trainPos), pick(rows, testPos)
-	yTrain, yTest := pickI(cs.y, trainPos), pickI(cs.y, testPos)
+	yTrain, yTest := pick(cs.y, trainPos), pick(cs.y, testPos)
 	sp, err := encodeSplit(d, trainRows, testRows, s.MissingValues)
 	if err != nil {
 		return err
@@ -275,32 +274,15 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 		}
 		algos = append(algos, a)
 	}
-	cands := make([]contest.Candidate[classificationFit], len(algos))
-	for i, a := range algos {
-		cands[i] = contest.Func[classificationFit]{K: a.Key(), F: func() (classificationFit, error) {
-			m, err := a.Fit(train, classify.Options{Seed: seed, Workers: workers})
-			if err != nil {
-				return classificationFit{}, err
-			}
-			p := mat.NewDense(len(yTest), k, nil)
-			m.Proba(xTest, p)
-			return classificationFit{model: m, proba: p, pred: classify.Predict(p)}, nil
-		}}
-	}
-	opt := contest.Options{Workers: 1, Metric: stats.MacroAverageF1Score, HigherIsBetter: true,
-		Progress: func(done, total int) { progress(20 + 70*done/total) }}
-	results, err := contest.Run(ctx, cands, func(f classificationFit) (map[string]float64, error) {
-		for _, v := range f.proba.RawMatrix().Data {
-			if math.IsNaN(v) || v < 0 || v > 1 {
-				return nil, errors.New("the model gave a class score outside [0, 1]")
-			}
-		}
-		return stats.ClassificationMetrics(yTest, f.pred, k, f.proba), nil
-	}, opt)
+	repeats := cvClassRepeats(len(trainPos), len(features), k)
+	results, best, cvScores, err := classificationContest(ctx, algos, train, xTest, yTest, seed, workers, repeats,
+		func(pct int) { progress(20 + 70*pct/100) })
 	if err != nil {
 		return err
 	}
-	best := classificationChampion(results)
+	if cvScores != nil {
+		msgs = append(msgs, cvMessage(cvScores, stats.MacroAverageF1Score, true, repeats, len(trainPos)))
+	}
 	contestants := make([]Contestant, len(results))
 	for i, r := range results {
 		a := algos[i]
@@ -345,6 +327,71 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 	})
 }
 
+// classificationContest fits every algorithm on train and scores it on
+// the test rows, then picks the champion as regressionContest does: by
+// cvRepeats × cvFolds-fold stratified cross-validation on train when
+// cvRepeats > 0 (contest_cv.go; each fold's rows weighed as train's are,
+// by their own balance weights when train has weights), else, or when no
+// contestant survives every fold, by classificationChampion. It returns
+// the test results in algos' order, the champion's index (-1 when every
+// contestant failed) and the cross-validation scores (nil without cv).
+// progress receives a percentage of the contest done.
+func classificationContest(ctx context.Context, algos []classify.Algorithm, train classify.Data, xTest *mat.Dense, yTest []int,
+	seed uint64, workers, cvRepeats int, progress func(pct int)) ([]contest.Result[classificationFit], int, []contest.CVScore, error) {
+	// One test fit per contestant against 5 or 15 fold fits.
+	share := 100
+	if cvRepeats > 0 {
+		share = 10
+	}
+	cands := make([]contest.Candidate[classificationFit], len(algos))
+	for i, a := range algos {
+		cands[i] = contest.Func[classificationFit]{K: a.Key(), F: func() (classificationFit, error) {
+			m, err := a.Fit(train, classify.Options{Seed: seed, Workers: workers})
+			if err != nil {
+				return classificationFit{}, err
+			}
+			p := mat.NewDense(len(yTest), train.K, nil)
+			m.Proba(xTest, p)
+			return classificationFit{model: m, proba: p, pred: classify.Predict(p)}, nil
+		}}
+	}
+	opt := contest.Options{Workers: 1, Metric: stats.MacroAverageF1Score, HigherIsBetter: true,
+		Progress: func(done, total int) { progress(share * done / total) }}
+	results, err := contest.Run(ctx, cands, func(f classificationFit) (map[string]float64, error) {
+		if err := checkClassScores(f.proba); err != nil {
+			return nil, err
+		}
+		return stats.ClassificationMetrics(yTest, f.pred, train.K, f.proba), nil
+	}, opt)
+	if err != nil {
+		return nil, -1, nil, err
+	}
+	best := classificationChampion(results)
+	if cvRepeats == 0 || best < 0 {
+		return results, best, nil, nil
+	}
+	best, scores, err := championByCV(results, best, true, func(at []int) ([]contest.CVScore, error) {
+		return rankClassificationCV(ctx, pick(algos, at), train.X, train.Y, train.K, train.W != nil, seed, cvRepeats, workers, func(done, total int) {
+			progress(share + (100-share)*done/total)
+		})
+	})
+	if err != nil {
+		return nil, -1, nil, err
+	}
+	return results, best, scores, nil
+}
+
+// checkClassScores fails a model whose class scores leave [0, 1]
+// (MODELLING §7.4).
+func checkClassScores(p *mat.Dense) error {
+	for _, v := range p.RawMatrix().Data {
+		if math.IsNaN(v) || v < 0 || v > 1 {
+			return errors.New("the model gave a class score outside [0, 1]")
+		}
+	}
+	return nil
+}
+
 // classificationChampion is MODELLING §7.6's champion: the highest
 // macroAverageF1Score, ties to the higher MCC, then to the earlier
 // candidate; -1 when none succeeded.
@@ -365,14 +412,6 @@ func classificationChampion(rs []contest.Result[classificationFit]) int {
 		}
 	}
 	return best
-}
-
-func pickI(v []int, positions []int) []int {
-	out := make([]int, len(positions))
-	for i, p := range positions {
-		out[i] = v[p]
-	}
-	return out
 }
 
 // writeClassification stores a classification contest's outputs: every

@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/vaticml/vatic/stats/classify"
 	"github.com/vaticml/vatic/stats/regress"
 )
 
@@ -33,7 +34,7 @@ func BenchmarkRegressionContest(b *testing.B) {
 		_, d := xs.Dims()
 		seed := sessionSeed("5f0c2a8e-6b1d-4e3f-9a7c-1d2e3f4a5b6c")
 		trainPos, testPos := split(seed, c.rows)
-		xTrain, yTrain, xTest, yTest := denseRows(xs, trainPos), pickF(ys, trainPos), denseRows(xs, testPos), pickF(ys, testPos)
+		xTrain, yTrain, xTest, yTest := denseRows(xs, trainPos), pick(ys, trainPos), denseRows(xs, testPos), pick(ys, testPos)
 		for _, repeats := range []int{0, 3} {
 			b.Run(fmt.Sprintf("train=%d/features=%d/repeats=%d", len(trainPos), d, repeats), func(b *testing.B) {
 				cpu0 := cpuTime(b)
@@ -45,6 +46,54 @@ func BenchmarkRegressionContest(b *testing.B) {
 				b.ReportMetric((cpuTime(b)-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 			})
 		}
+	}
+}
+
+// BenchmarkClassificationContest is BenchmarkRegressionContest for
+// runClassification's contest (balanced, as by default): iris, wine and
+// breast_cancer split as a session splits them, without and with
+// cross-validation, and 800 training rows × 10 features of 2, 4 and 8
+// classes (Gaussian clouds) for one repetition, the cost cvClassRepeats
+// weighs by the number of classes.
+//
+//	go test -tags 'duckdb_arrow assert' -run '^$' -bench ClassificationContest -benchtime 1x ./engine/
+func BenchmarkClassificationContest(b *testing.B) {
+	workers := runtime.GOMAXPROCS(0)
+	seed := sessionSeed("5f0c2a8e-6b1d-4e3f-9a7c-1d2e3f4a5b6c")
+	run := func(name string, x *mat.Dense, y []int, k int, repeats []int) {
+		_, d := x.Dims()
+		trainPos, testPos := stratifiedSplit(seed, y, k)
+		yTrain := pick(y, trainPos)
+		train := classify.Data{X: denseRows(x, trainPos), Y: yTrain, K: k, W: balanceWeights(yTrain, k)}
+		xTest, yTest := denseRows(x, testPos), pick(y, testPos)
+		for _, r := range repeats {
+			b.Run(fmt.Sprintf("%s/train=%d/features=%d/classes=%d/repeats=%d", name, len(trainPos), d, k, r), func(b *testing.B) {
+				cpu0 := cpuTime(b)
+				for b.Loop() {
+					if _, _, _, err := classificationContest(b.Context(), classify.Algorithms(), train, xTest, yTest, seed, workers, r, func(int) {}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric((cpuTime(b)-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+			})
+		}
+	}
+	for _, name := range []string{"iris", "wine", "breast_cancer"} {
+		x, y, k := measureClassCSV(b, "../stats/classify/testdata/"+name+".csv")
+		run(name, x, y, k, []int{0, 1, 3})
+	}
+	for _, k := range []int{2, 4, 8} {
+		const n, d = 1000, 10
+		rng := rand.New(rand.NewPCG(5, uint64(k)))
+		x := mat.NewDense(n, d, nil)
+		y := make([]int, n)
+		for i := range n {
+			y[i] = i % k
+			for j := range d {
+				x.Set(i, j, rng.NormFloat64()+0.7*float64((y[i]+j)%k))
+			}
+		}
+		run("clouds", x, y, k, []int{0, 1})
 	}
 }
 

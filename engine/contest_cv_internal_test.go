@@ -72,7 +72,7 @@ func TestRegressionContestCVDecides(t *testing.T) {
 	x, y, table := linearData(120)
 	seed := sessionSeed("0b5e7f9e-4a6d-4c1e-9d3a-0a4f1c2b3d4e")
 	trainPos, testPos := split(seed, len(y))
-	xTrain, yTrain, xTest, yTest := denseRows(x, trainPos), pickF(y, trainPos), denseRows(x, testPos), pickF(y, testPos)
+	xTrain, yTrain, xTest, yTest := denseRows(x, trainPos), pick(y, trainPos), denseRows(x, testPos), pick(y, testPos)
 	algos := []regress.Algorithm{lucky{n: len(trainPos), table: table}, regress.OLS{}}
 
 	results, best, scores, err := regressionContest(t.Context(), algos, xTrain, yTrain, xTest, yTest, seed, 2, 0, func(int) {})
@@ -110,7 +110,7 @@ func TestRegressionContestCVFailures(t *testing.T) {
 	x, y, table := linearData(60)
 	seed := sessionSeed("7d1c9a52-2f3e-4b8a-a6c7-5e9d0f1a2b3c")
 	trainPos, testPos := split(seed, len(y))
-	xTrain, yTrain, xTest, yTest := denseRows(x, trainPos), pickF(y, trainPos), denseRows(x, testPos), pickF(y, testPos)
+	xTrain, yTrain, xTest, yTest := denseRows(x, trainPos), pick(y, trainPos), denseRows(x, testPos), pick(y, testPos)
 
 	algos := []regress.Algorithm{brokenAlgorithm{panics: true}, brokenAlgorithm{}, regress.Ridge{}}
 	_, best, scores, err := regressionContest(t.Context(), algos, xTrain, yTrain, xTest, yTest, seed, 2, 3, func(int) {})
@@ -120,7 +120,7 @@ func TestRegressionContestCVFailures(t *testing.T) {
 	if best != 2 || scores[0].Err == nil || scores[1].Err == nil || scores[2].Err != nil {
 		t.Errorf("regressionContest(two broken) = champion %d, scores %+v; want 2 with the others' errors", best, scores)
 	}
-	msg := cvMessage(scores, 3, len(trainPos))
+	msg := cvMessage(scores, stats.RootMeanSquareError, false, 3, len(trainPos))
 	if msg.Severity != "debug" || !strings.Contains(msg.Text, "panics failed") || !strings.Contains(msg.Text, "fails failed (cannot fit)") ||
 		!strings.Contains(msg.Text, "ridge ") {
 		t.Errorf("cvMessage() = %+v, want a debug message naming each contestant", msg)

@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/vaticml/vatic/stats"
+	"github.com/vaticml/vatic/stats/classify"
 	"github.com/vaticml/vatic/stats/contest"
 	"github.com/vaticml/vatic/stats/regress"
 )
@@ -102,7 +103,7 @@ func TestMeasureCVChampion(t *testing.T) {
 					rest = append(rest, i)
 				}
 			}
-			xNew, yNew := denseRows(x, rest), pickF(y, rest)
+			xNew, yNew := denseRows(x, rest), pick(y, rest)
 			type rule struct{ ratio, rmse []float64 }
 			rules := map[string]*rule{"split": {}, "cvBest": {}, "cv1SE": {}}
 			var elapsed time.Duration
@@ -116,8 +117,8 @@ func TestMeasureCVChampion(t *testing.T) {
 					}
 				}
 				start := time.Now()
-				results, _, scores, err := regressionContest(t.Context(), algos, denseRows(xs, trainPos), pickF(ys, trainPos),
-					denseRows(xs, testPos), pickF(ys, testPos), seed, workers, 3, func(int) {})
+				results, _, scores, err := regressionContest(t.Context(), algos, denseRows(xs, trainPos), pick(ys, trainPos),
+					denseRows(xs, testPos), pick(ys, testPos), seed, workers, 3, func(int) {})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -169,6 +170,124 @@ func TestMeasureCVChampion(t *testing.T) {
 					minF(r.rmse), maxF(r.rmse), sdF(r.rmse), meanF(r.ratio), maxF(r.ratio))
 			}
 			t.Logf("%s rows %d-%d: %v per session with cross-validation", filepath.Base(st.file), lo, hi, elapsed/time.Duration(len(ids)))
+		}
+	}
+}
+
+// TestMeasureCVClassChampion is TestMeasureCVChampion for classification
+// (issue 14), gated by the same VATIC_CV_MEASURE (it writes no records).
+// Ten sessions (the same ten ids) run on each of three parts of iris,
+// wine and breast_cancer, with balance on: two stratified thirds of the
+// file, and on breast_cancer also one stratified fifth, each part's
+// other rows held out as new data. A session is runClassification's
+// contest on the numeric columns as they are, with cvClassRepeats'
+// repetitions. Every contestant is then refitted on the part, balanced,
+// as the saved model is, and scored on the new data. It logs, per rule
+// (split: the highest test macroAverageF1Score, ties per §7.6; cvBest:
+// the highest cross-validated mean; cv1SE: the one-SE rule in force),
+// the spread of the champion's new-data macro-F1 over the ten sessions
+// and its mean ratio to the best contestant's (about 20 min on a loaded
+// two-core machine; -run TestMeasureCVClassChampion/iris picks a set):
+//
+//	VATIC_CV_MEASURE=1 go test -tags 'duckdb_arrow assert' -run TestMeasureCVClassChampion -v -timeout 60m ./engine/
+func TestMeasureCVClassChampion(t *testing.T) {
+	if os.Getenv("VATIC_CV_MEASURE") == "" {
+		t.Skip("set VATIC_CV_MEASURE to measure the champion rules")
+	}
+	ids := make([]string, 10)
+	for i := range ids {
+		ids[i] = uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "vatic/cv-measure/%d", i)).String()
+	}
+	workers := runtime.GOMAXPROCS(0)
+	rules := []string{"split", "cvBest", "cv1SE"}
+	// Each file is cut into parts stratified folds; a session runs on
+	// one part ("small": the file's other rows are new data) or on the
+	// other parts (the part is new data), three times.
+	for _, st := range []struct {
+		name  string
+		parts int
+		small bool
+	}{{"iris", 3, false}, {"wine", 3, false}, {"breast_cancer", 3, false}, {"breast_cancer", 5, true}} {
+		x, y, k := measureClassCSV(t, "../stats/classify/testdata/"+st.name+".csv")
+		_, d := x.Dims()
+		fold := stats.StratifiedFolds(y, k, st.parts, stats.Rand(1, "cv-measure/parts"))
+		for part := range 3 {
+			var in, out []int
+			for i, f := range fold {
+				if (f == part) == st.small {
+					in = append(in, i)
+				} else {
+					out = append(out, i)
+				}
+			}
+			label := fmt.Sprintf("%s %d rows, part %d", st.name, len(in), part)
+			t.Run(strings.ReplaceAll(label, " ", "_"), func(t *testing.T) {
+				xs, ys := denseRows(x, in), pick(y, in)
+				xNew, yNew := denseRows(x, out), pick(y, out)
+				all := classify.Data{X: xs, Y: ys, K: k, W: balanceWeights(ys, k)}
+				f1 := map[string][]float64{}
+				ratio := map[string][]float64{}
+				wins := map[string]map[string]int{}
+				for _, r := range rules {
+					wins[r] = map[string]int{}
+				}
+				var elapsed time.Duration
+				repeats := 0
+				for _, id := range ids {
+					seed := sessionSeed(id)
+					trainPos, testPos := stratifiedSplit(seed, ys, k)
+					yTrain := pick(ys, trainPos)
+					train := classify.Data{X: denseRows(xs, trainPos), Y: yTrain, K: k, W: balanceWeights(yTrain, k)}
+					var algos []classify.Algorithm
+					for _, a := range classify.Algorithms() {
+						if outOfBudget(a.Key(), len(trainPos), len(testPos), d) == "" {
+							algos = append(algos, a)
+						}
+					}
+					repeats = cvClassRepeats(len(trainPos), d, k)
+					start := time.Now()
+					results, best, scores, err := classificationContest(t.Context(), algos, train, denseRows(xs, testPos), pick(ys, testPos), seed, workers, repeats, func(int) {})
+					if err != nil {
+						t.Fatal(err)
+					}
+					elapsed += time.Since(start)
+					if scores == nil {
+						t.Fatalf("%s: no cross-validation on %d training rows", label, len(trainPos))
+					}
+					newF1 := make([]float64, len(results))
+					oracle := 0.0
+					for i, r := range results {
+						if r.Err != nil {
+							t.Fatalf("%s: %v", r.Key, r.Err)
+						}
+						m, err := r.Model.model.Refit(all, classify.Options{Seed: seed, Workers: workers})
+						if err != nil {
+							t.Fatal(err)
+						}
+						p := mat.NewDense(len(yNew), k, nil)
+						m.Proba(xNew, p)
+						newF1[i] = stats.ClassificationMetrics(yNew, classify.Predict(p), k, nil)[stats.MacroAverageF1Score]
+						oracle = max(oracle, newF1[i])
+					}
+					cvBest := 0
+					for i, s := range scores {
+						if s.Mean > scores[cvBest].Mean {
+							cvBest = i
+						}
+					}
+					for r, b := range map[string]int{"split": classificationChampion(results), "cvBest": cvBest, "cv1SE": best} {
+						f1[r] = append(f1[r], newF1[b])
+						ratio[r] = append(ratio[r], newF1[b]/oracle)
+						wins[r][results[b].Key]++
+					}
+				}
+				for _, r := range rules {
+					m, sd := meanSD(f1[r])
+					t.Logf("%s (%d×%d-fold; %d new rows) %-6s: champion new-data macro-F1 mean %.4f sd %.4f sd/mean %.2f%% min %.4f; ÷ best contestant mean %.4f; champions %v",
+						label, repeats, cvFolds, len(out), r, m, sd, 100*sd/m, minF(f1[r]), meanF(ratio[r]), wins[r])
+				}
+				t.Logf("%s: %v per session", label, elapsed/time.Duration(len(ids)))
+			})
 		}
 	}
 }
@@ -245,4 +364,40 @@ func meanF(v []float64) float64 {
 func sdF(v []float64) float64 {
 	_, s := meanSD(v)
 	return s
+}
+
+// measureClassCSV reads a CSV file of numeric features with the class
+// label last; classes are numbered in order of first appearance.
+func measureClassCSV(t testing.TB, path string) (*mat.Dense, []int, int) {
+	t.Helper()
+	file, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	recs, err := csv.NewReader(file).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs = recs[1:]
+	d := len(recs[0]) - 1
+	x := mat.NewDense(len(recs), d, nil)
+	y := make([]int, len(recs))
+	classes := map[string]int{}
+	for i, rec := range recs {
+		for j, s := range rec[:d] {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x.Set(i, j, v)
+		}
+		c, ok := classes[rec[d]]
+		if !ok {
+			c = len(classes)
+			classes[rec[d]] = c
+		}
+		y[i] = c
+	}
+	return x, y, len(classes)
 }

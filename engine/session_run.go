@@ -162,16 +162,9 @@ func split(seed uint64, n int) (train, test []int) {
 	return train, test
 }
 
-func pick(rows, positions []int) []int {
-	out := make([]int, len(positions))
-	for i, p := range positions {
-		out[i] = rows[p]
-	}
-	return out
-}
-
-func pickF(v []float64, positions []int) []float64 {
-	out := make([]float64, len(positions))
+// pick returns the elements of v at positions.
+func pick[T any](v []T, positions []int) []T {
+	out := make([]T, len(positions))
 	for i, p := range positions {
 		out[i] = v[p]
 	}
@@ -208,7 +201,7 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 	seed := sessionSeed(s.ID)
 	trainPos, testPos := split(seed, n)
 	trainRows, testRows := pick(d.rows, trainPos), pick(d.rows, testPos)
-	yTrain, yTest := pickF(d.y, trainPos), pickF(d.y, testPos)
+	yTrain, yTest := pick(d.y, trainPos), pick(d.y, testPos)
 	sp, err := encodeSplit(d, trainRows, testRows, s.MissingValues)
 	if err != nil {
 		return err
@@ -237,7 +230,7 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 		return err
 	}
 	if cvScores != nil {
-		msgs = append(msgs, cvMessage(cvScores, repeats, len(trainPos)))
+		msgs = append(msgs, cvMessage(cvScores, stats.RootMeanSquareError, false, repeats, len(trainPos)))
 	}
 	contestants := make([]Contestant, len(results))
 	for i, r := range results {
@@ -407,30 +400,13 @@ func regressionContest(ctx context.Context, algos []regress.Algorithm, xTrain *m
 	if cvRepeats == 0 || best < 0 {
 		return results, best, nil, nil
 	}
-	// Only contestants with a test fit run the folds.
-	var ok []regress.Algorithm
-	var at []int
-	for i, r := range results {
-		if r.Err == nil {
-			ok = append(ok, algos[i])
-			at = append(at, i)
-		}
-	}
-	got, err := rankRegressionCV(ctx, ok, xTrain, yTrain, seed, cvRepeats, workers, func(done, total int) {
-		progress(share + (100-share)*done/total)
+	best, scores, err := championByCV(results, best, false, func(at []int) ([]contest.CVScore, error) {
+		return rankRegressionCV(ctx, pick(algos, at), xTrain, yTrain, seed, cvRepeats, workers, func(done, total int) {
+			progress(share + (100-share)*done/total)
+		})
 	})
 	if err != nil {
 		return nil, -1, nil, err
-	}
-	scores := make([]contest.CVScore, len(algos))
-	for i, a := range algos {
-		scores[i] = contest.CVScore{Key: a.Key(), Mean: math.NaN(), SE: math.NaN(), Err: results[i].Err}
-	}
-	for j, i := range at {
-		scores[i] = got[j]
-	}
-	if b := contest.ChampionCV(scores, false); b >= 0 {
-		best = b
 	}
 	return results, best, scores, nil
 }
