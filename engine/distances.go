@@ -188,13 +188,23 @@ func encodeBatch(pc prepColumn, missing []string, arr arrow.Array, at []int64, d
 	return w, nil
 }
 
+// distanceWriteBatch is the number of rows of one Arrow batch of
+// writeDistances: DuckDB's row group size. DuckDB inserts separate batches
+// in parallel; on 1 M distances into a DuckDB file, batches of this size
+// took half the time of one batch (best of 10: 66 ms against 125 ms).
+const distanceWriteBatch = 122_880
+
 // writeDistances stores a session's Mahalanobis distances, one row per
 // snapshot row; a distance that is not a number is stored as NULL. The
-// batch's buffers are d2 itself and the row numbers, so nothing is
+// batches' buffers are d2 itself and the row numbers, so nothing is
 // appended value by value on the Go side.
 func (e *Engine) writeDistances(ctx context.Context, id string, d2 []float64) error {
 	q, err := sqlgen.CreateDistances(id)
 	if err := e.createResults(ctx, q, err, "distances"); err != nil {
+		return err
+	}
+	table, err := columnar.QualifiedIdent(sqlgen.ResultsSchema, sqlgen.DistancesTable(id))
+	if err != nil {
 		return err
 	}
 	n := len(d2)
@@ -227,5 +237,17 @@ func (e *Engine) writeDistances(ctx context.Context, id string, d2 []float64) er
 		{Name: "d2", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
 	}, nil), []arrow.Array{rowArr, d2Arr}, int64(n))
 	defer rec.Release()
-	return e.appendTable(ctx, sqlgen.DistancesTable(id), rec)
+	batches := make([]arrow.RecordBatch, 0, (n+distanceWriteBatch-1)/distanceWriteBatch)
+	for lo := 0; lo < n; lo += distanceWriteBatch {
+		b := rec.NewSlice(int64(lo), int64(min(lo+distanceWriteBatch, n)))
+		defer b.Release()
+		batches = append(batches, b)
+	}
+	rr, err := array.NewRecordReader(rec.Schema(), batches)
+	if err != nil {
+		return err
+	}
+	defer rr.Release()
+	_, err = e.store.Append(ctx, table, rr)
+	return err
 }

@@ -13,8 +13,8 @@ import (
 )
 
 // TestDistancesColumnarMatchesMatrix checks that the columnar distances
-// path (encodedColumns, sessionDistances, writeDistances) gives exactly,
-// bit for bit, what the session's matrix path gives: the frame read by
+// path (encodedColumns, sessionDistances) gives exactly, bit for bit, what
+// the session's matrix path gives: the frame read by
 // readSnapshot, the missing-value tokens, p.encode, then the kernel on the
 // matrix's columns. The snapshot has every feature type, nulls, a stored
 // NaN, an integer column and a missing-value token, and more rows than one
@@ -104,7 +104,21 @@ func TestDistancesColumnarMatchesMatrix(t *testing.T) {
 		}
 	}
 
-	d2[1] = math.NaN() // stored as NULL
+}
+
+// TestWriteDistances checks the stored distances table: every row by its
+// number, across several Arrow batches, with NULL for a distance that is
+// not a number.
+func TestWriteDistances(t *testing.T) {
+	const n = distanceWriteBatch + 3
+	e := newTestEngine(t)
+	ctx := t.Context()
+	d2 := make([]float64, n)
+	for i := range d2 {
+		d2[i] = float64(i) * 0.25
+	}
+	null := map[int64]bool{1: true, distanceWriteBatch + 1: true}
+	d2[1], d2[distanceWriteBatch+1] = math.NaN(), math.Inf(1)
 	if err := e.writeDistances(ctx, "s", d2); err != nil {
 		t.Fatal(err)
 	}
@@ -127,9 +141,9 @@ func TestDistancesColumnarMatchesMatrix(t *testing.T) {
 		switch {
 		case row != int64(stored):
 			t.Fatalf("stored row %d at position %d", row, stored)
-		case row == 1 && v != nil:
-			t.Fatalf("row 1: stored %v, want NULL", *v)
-		case row != 1 && (v == nil || *v != d2[row]):
+		case null[row] && v != nil:
+			t.Fatalf("row %d: stored %v, want NULL", row, *v)
+		case !null[row] && (v == nil || *v != d2[row]):
 			t.Fatalf("row %d: stored %v, want %v", row, v, d2[row])
 		}
 		stored++
