@@ -8,10 +8,6 @@ import (
 	"math"
 	"runtime"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/vaticml/vatic/columnar"
 	"github.com/vaticml/vatic/engine/sqlgen"
 	"github.com/vaticml/vatic/stats/anomaly"
@@ -174,8 +170,8 @@ func (e *Engine) runAnomalies(ctx context.Context, s Session, progress func(int)
 		return e.failContest(ctx, s, contestants, msgs)
 	}
 	progress(80)
-	d2 := make([]float64, n)
-	if err := mahalanobis(x, d2, workers); err != nil {
+	d2, err := e.sessionDistances(ctx, s.ID, pipe, n, workers)
+	if err != nil {
 		return err
 	}
 	progress(90)
@@ -210,22 +206,6 @@ func anomalyFailure(err error) string {
 	return "This data source has too few data points for anomaly detection."
 }
 
-// mahalanobis computes §8.3's D² of every row of x against all rows'
-// mean and sample covariance, through the columnar kernel.
-func mahalanobis(x *mat.Dense, dst []float64, workers int) error {
-	r, c := x.Dims()
-	cols := make([][]float64, c)
-	for j := range cols {
-		cols[j] = make([]float64, r)
-		mat.Col(cols[j], j, x)
-	}
-	mu, cov, err := anomaly.Covariance(cols, workers)
-	if err != nil {
-		return fmt.Errorf("mahalanobis: %w", err)
-	}
-	return anomaly.MahalanobisD2(cols, mu, cov, dst, workers)
-}
-
 // writeAnomalies stores an anomalies contest's outputs: every successful
 // detector's score of every row (the predictions table) and the rows'
 // Mahalanobis distances.
@@ -243,26 +223,7 @@ func (e *Engine) writeAnomalies(ctx context.Context, id string, cs []Contestant,
 	if err != nil {
 		return err
 	}
-	q, err := sqlgen.CreateDistances(id)
-	if err := e.createResults(ctx, q, err, "distances"); err != nil {
-		return err
-	}
-	b := array.NewRecordBuilder(e.opts.Allocator, arrow.NewSchema([]arrow.Field{
-		{Name: sqlgen.RowColumn, Type: arrow.PrimitiveTypes.Int64},
-		{Name: "d2", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
-	}, nil))
-	defer b.Release()
-	for i, v := range d2 {
-		b.Field(0).(*array.Int64Builder).Append(int64(i))
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			b.Field(1).(*array.Float64Builder).AppendNull()
-		} else {
-			b.Field(1).(*array.Float64Builder).Append(v)
-		}
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	return e.appendTable(ctx, sqlgen.DistancesTable(id), rec)
+	return e.writeDistances(ctx, id, d2)
 }
 
 // anomalyRows reads an anomalies session's rows scored by a contestant:
