@@ -15,10 +15,15 @@ import (
 
 const (
 	forestKey = "isolation_forest_anomalies"
-	// forestTrees and forestSample are scikit-learn's IsolationForest
-	// defaults (n_estimators=100, max_samples="auto"), MODELLING §8.1.
-	forestTrees  = 100
+	// forestSample caps ψ at scikit-learn's max_samples="auto" (256) and
+	// forestBudget is the number of sampled rows its default forest holds
+	// (n_estimators=100 × 256), MODELLING §8.1.
 	forestSample = 256
+	forestBudget = 100 * forestSample
+	// forestShare is the largest share of the rows one tree sees: ψ ≤
+	// n/forestShare, so that small data are subsampled too (see
+	// forestSize).
+	forestShare = 4
 	// constantSpan is scikit-learn's FEATURE_THRESHOLD: a feature whose
 	// range in a node is at most this is constant there and not split.
 	constantSpan = 1e-7
@@ -26,7 +31,8 @@ const (
 
 // IsolationForest is Liu, Ting and Zhou's Isolation Forest (ICDM 2008,
 // "Isolation Forest"), with scikit-learn's IsolationForest semantics
-// (MODELLING §8.1): 100 trees, each grown on ψ = min(256, n) rows drawn
+// (MODELLING §8.1) except for its size on fewer than 1 024 rows
+// (forestSize): each of ⌈25 600/ψ⌉ trees is grown on ψ rows drawn
 // without replacement; at each node a feature is drawn uniformly among
 // those not constant in the node (range > 1e-7) and a threshold uniformly
 // in its range; a node is a leaf at depth ⌈log₂ ψ⌉, with one row, or when
@@ -54,10 +60,10 @@ func (IsolationForest) Fit(x *mat.Dense, opt Options) (Model, error) {
 		return nil, err
 	}
 	n, d := x.Dims()
-	psi := min(forestSample, n)
+	psi, trees := forestSize(n)
 	cols := tree.Columns(x)
-	m := &forestModel{d: d, psi: psi, trees: make([][]tree.Node, forestTrees)}
-	parallel(forestTrees, 1, opt.workers(), func(t, _, _ int) {
+	m := &forestModel{d: d, psi: psi, trees: make([][]tree.Node, trees)}
+	parallel(trees, 1, opt.workers(), func(t, _, _ int) {
 		rng := stats.Rand(opt.Seed, forestKey+"/tree"+strconv.Itoa(t))
 		g := grower{cols: cols, n: n, d: d, rng: rng, maxDepth: int(math.Ceil(math.Log2(float64(psi))))}
 		g.nodes = []tree.Node{{}}
@@ -75,6 +81,30 @@ func (IsolationForest) Fit(x *mat.Dense, opt Options) (Model, error) {
 	}
 	m.flagged = Flagged(raw)
 	return m, nil
+}
+
+// forestSize returns ψ, the rows each tree is grown on, and the number
+// of trees for n ≥ 2 training rows: ψ = min(256, max(2, ⌊n/4⌋)) and
+// ⌈25 600/ψ⌉ trees, the fewest that sample as many rows as scikit-learn's
+// default forest (100 trees × 256). From 1 024 rows on this is
+// scikit-learn's default. On fewer rows scikit-learn keeps ψ = min(256,
+// n): up to 256 rows every tree is grown on the same rows, so the trees
+// differ only by their random splits, and a cluster of anomalies masks
+// itself in all of them (Liu, Ting and Zhou's masking effect, which
+// subsampling is there to reduce). A quarter of the rows per tree keeps
+// subsampling at work on small data; the larger forest keeps the averaged
+// path length as steady as the default forest's. In the bench's anomalies
+// workload (15 sessions over 5 seeds per task) the mean ROC-AUC went from
+// 0.95–0.96 to 0.98 on wine, where the default forest had lost to
+// EllipticEnvelope (0.979), from 0.96 to 0.98 on iris and stayed at
+// 0.95–0.96 on breast cancer; rotating the input (PCA, MCD), rank transforms,
+// random hyperplane splits, or more trees alone, did worse in prototypes.
+// The price is scoring cost on small data: a row walks up to
+// ⌈25 600/ψ⌉·⌈log₂ ψ⌉ nodes, 800 for the default forest, 15 360 for
+// ψ = 5 (20 rows; BenchmarkForestScore).
+func forestSize(n int) (psi, trees int) {
+	psi = min(forestSample, max(2, n/forestShare))
+	return psi, (forestBudget + psi - 1) / psi
 }
 
 // sample draws k of 0..n−1 without replacement (Floyd's algorithm, so the
