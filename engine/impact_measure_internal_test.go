@@ -53,11 +53,11 @@ func impactMeasureSeries(days int, seed int64) (y []float64, sd float64) {
 //
 //	VATIC_IMPACT_MEASURE=1 VATIC_IMPACT_SEEDS=600 go test -tags 'duckdb_arrow assert' -run TestMeasureImpact -v -timeout 30m ./engine
 //
-// Recorded (600 seeds, 2 cores under load): placebo 10.3 % (95 % CI
-// 8.1–13.0), below 0.025 5.5 %, detected 90.5 % (87.9–92.6), placebo z
-// standard deviation 0.993, median fit 0.3 s. Seasonal auto-ARIMA alone
-// (the counterfactual before the indicator form): detected about 70 %,
-// 8–34 s a fit.
+// Recorded (600 seeds, 2 cores under load): placebo 12.3 % (95 % CI
+// 9.9–15.2), below 0.025 6.0 % (4.4–8.2), detected 92.7 % (90.3–94.5),
+// placebo z standard deviation 1.023, every window ARIMA+W, median fit
+// 0.23 s. Seasonal auto-ARIMA alone (the counterfactual before the
+// indicator form): detected about 70 %, 8–34 s a fit.
 func TestMeasureImpact(t *testing.T) {
 	if os.Getenv("VATIC_IMPACT_MEASURE") == "" {
 		t.Skip("set VATIC_IMPACT_MEASURE=1 to measure the impact counterfactual's calibration")
