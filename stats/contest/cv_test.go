@@ -287,3 +287,28 @@ func TestRankCVChoosesOnFolds(t *testing.T) {
 		t.Errorf("ChampionCV(zero %v, mean %v) = %d, want 1", scores[0].Mean, scores[1].Mean, got)
 	}
 }
+
+// With fold values the tolerance is the SE of the paired differences: a
+// candidate that loses on every fold by about the same amount is out even
+// when the best's own folds vary more than the gap, and one that trades
+// wins with the best stays in.
+func TestChampionCVPaired(t *testing.T) {
+	best := contest.CVScore{Key: "forest", Folds: []float64{0.90, 1.00, 0.80, 0.95, 0.85}}
+	best.Mean, best.SE = 0.90, 0.0354 // sd 0.079 / √5
+	behind := contest.CVScore{Key: "logistic", Folds: []float64{0.88, 0.98, 0.78, 0.93, 0.83}}
+	behind.Mean, behind.SE = 0.88, 0.0354
+	if got := contest.ChampionCV([]contest.CVScore{behind, best}, true); got != 1 {
+		t.Errorf("a candidate 0.02 behind on every fold won (%d): the paired SE is 0", got)
+	}
+	// Without fold values the best's SE (0.035) keeps it.
+	behind.Folds, best.Folds = nil, nil
+	if got := contest.ChampionCV([]contest.CVScore{behind, best}, true); got != 0 {
+		t.Errorf("without folds ChampionCV = %d, want the simpler within the best's SE", got)
+	}
+	trading := contest.CVScore{Key: "logistic", Folds: []float64{0.95, 0.95, 0.85, 0.85, 0.80}}
+	trading.Mean = 0.88
+	best.Folds = []float64{0.90, 1.00, 0.80, 0.95, 0.85}
+	if got := contest.ChampionCV([]contest.CVScore{trading, best}, true); got != 0 {
+		t.Errorf("a candidate trading wins with the best lost (%d)", got)
+	}
+}
