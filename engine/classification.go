@@ -330,8 +330,9 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 // classificationContest fits every algorithm on train and scores it on
 // the test rows, then picks the champion as regressionContest does: by
 // cvRepeats × cvFolds-fold stratified cross-validation on train when
-// cvRepeats > 0 (contest_cv.go; each fold's rows weighed as train's are,
-// by their own balance weights when train has weights), else, or when no
+// cvRepeats > 0 (contest_cv.go; each fold refits a test fit's
+// hyper-parameters on its rows, weighed as train's are, by their own
+// balance weights when train has weights), else, or when no
 // contestant survives every fold, by classificationChampion. It returns
 // the test results in algos' order, the champion's index (-1 when every
 // contestant failed) and the cross-validation scores (nil without cv).
@@ -371,7 +372,11 @@ func classificationContest(ctx context.Context, algos []classify.Algorithm, trai
 		return results, best, nil, nil
 	}
 	best, scores, err := championByCV(results, best, true, func(at []int) ([]contest.CVScore, error) {
-		return rankClassificationCV(ctx, pick(algos, at), train.X, train.Y, train.K, train.W != nil, seed, cvRepeats, workers, func(done, total int) {
+		fits := make([]classify.Model, len(at))
+		for j, i := range at {
+			fits[j] = results[i].Model.model
+		}
+		return rankClassificationCV(ctx, fits, train.X, train.Y, train.K, train.W != nil, seed, cvRepeats, workers, func(done, total int) {
 			progress(share + (100-share)*done/total)
 		})
 	})

@@ -186,7 +186,7 @@ func TestMeasureCVChampion(t *testing.T) {
 // (split: the highest test macroAverageF1Score, ties per §7.6; cvBest:
 // the highest cross-validated mean; cv1SE: the one-SE rule in force),
 // the spread of the champion's new-data macro-F1 over the ten sessions
-// and its mean ratio to the best contestant's (about 20 min on a loaded
+// and its mean ratio to the best contestant's (about 5 min on a loaded
 // two-core machine; -run TestMeasureCVClassChampion/iris picks a set):
 //
 //	VATIC_CV_MEASURE=1 go test -tags 'duckdb_arrow assert' -run TestMeasureCVClassChampion -v -timeout 60m ./engine/

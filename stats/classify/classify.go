@@ -68,9 +68,12 @@ type Model interface {
 	// (|standardised coefficient| summed over classes, tree gain, …), not
 	// normalised; nil when the family has none (k-NN, naive Bayes).
 	Importance() []float64
-	// Refit fits the same hyper-parameters on new rows (the saved model is
-	// the champion refitted on every row, MODELLING §5.2). x may have more
-	// or fewer columns than the fit saw; d.K is the same.
+	// Refit fits the same hyper-parameters on new rows, with no search:
+	// the saved model is the champion refitted on every row (MODELLING
+	// §5.2), and the engine's champion cross-validation refits every
+	// contestant on each fold's rows. On the rows the model was fitted on
+	// (with the same Options) it gives the same model. x may have more or
+	// fewer columns than the fit saw; d.K is the same.
 	Refit(d Data, opt Options) (Model, error)
 	encoding.BinaryMarshaler
 }

@@ -1,0 +1,84 @@
+package classify_test
+
+import (
+	"bytes"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/vaticml/vatic/stats"
+	"github.com/vaticml/vatic/stats/classify"
+)
+
+// TestRefitKeepsSearch checks what the engine's champion cross-validation
+// relies on when it refits each contestant's test fit on a fold's rows
+// instead of fitting it anew: Refit on the rows Fit saw gives Fit's model
+// byte for byte, and Refit on 80 % of them (a fold's training part) fits
+// the hyper-parameters Fit chose there, with no search of its own. On
+// those rows a new search would choose another C for both logistic
+// regressions (10 for 3.16) and another number of gbm rounds (104 for
+// 79), so a Refit that searched again would fail.
+func TestRefitKeepsSearch(t *testing.T) {
+	d := loadCSV(t, "wine")
+	d.W = balanced(d.Y, d.K)
+	fold := classify.StratifiedFolds(d.Y, d.K, 5, stats.Rand(3, "test/folds"))
+	var rows []int
+	for i, f := range fold {
+		if f != 0 {
+			rows = append(rows, i)
+		}
+	}
+	sub := subset(d, rows)
+	sub.W = balanced(sub.Y, sub.K)
+	opt := classify.Options{Seed: 7, Workers: 2}
+	for _, a := range classify.Algorithms() {
+		t.Run(a.Key(), func(t *testing.T) {
+			m, err := a.Fit(d, opt)
+			if err != nil {
+				t.Fatalf("%s.Fit(wine) error %v", a.Key(), err)
+			}
+			same, err := m.Refit(d, opt)
+			if err != nil {
+				t.Fatalf("%s Refit(wine) error %v", a.Key(), err)
+			}
+			if b1, b2 := marshal(t, m), marshal(t, same); !bytes.Equal(b1, b2) {
+				t.Errorf("%s: Refit on Fit's rows gives a different model (%d bytes, Fit's %d)", a.Key(), len(b2), len(b1))
+			}
+			r, err := m.Refit(sub, opt)
+			if err != nil {
+				t.Fatalf("%s Refit(80 %% of wine) error %v", a.Key(), err)
+			}
+			if mat.Equal(proba(r, d.X), proba(m, d.X)) {
+				t.Errorf("%s: Refit(80 %% of wine) predicts as the fit on every row, want a new fit", a.Key())
+			}
+			// The fixed-hyper-parameter fit on the subset Refit must equal.
+			var want classify.Model
+			switch fm := m.(type) {
+			case *classify.LogisticModel:
+				want, err = classify.FitLogisticAt(a.Key(), sub, fm.C())
+			case *classify.KNNModel:
+				want, err = classify.FitKNNAt(sub, fm.K(), fm.DistanceWeighted())
+			}
+			if err != nil {
+				t.Fatalf("%s at Fit's hyper-parameters on 80 %% of wine: %v", a.Key(), err)
+			}
+			if want != nil && !bytes.Equal(marshal(t, r), marshal(t, want)) {
+				t.Errorf("%s: Refit(80 %% of wine) differs from the fit at Fit's hyper-parameters", a.Key())
+			}
+			if a.Key() == "gbm" {
+				if got, rounds := classify.GBMRounds(r), classify.GBMRounds(m); got != rounds {
+					t.Errorf("gbm: Refit(80 %% of wine) boosted %d rounds, want Fit's %d", got, rounds)
+				}
+			}
+		})
+	}
+}
+
+func marshal(t *testing.T, m classify.Model) []byte {
+	t.Helper()
+	b, err := m.MarshalBinary()
+	if err != nil {
+		t.Fatalf("%s MarshalBinary error %v", m.Key(), err)
+	}
+	return b
+}
