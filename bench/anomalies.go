@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -13,7 +12,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -349,19 +347,13 @@ func anomalyReport(ctx context.Context, cfg Config, tasks []*AnomalyTask, scratc
 	if err := os.WriteFile(manifest, b, 0o644); err != nil {
 		return nil, err
 	}
-	var stdout bytes.Buffer
-	var stderr strings.Builder
-	cmd := exec.CommandContext(ctx, cfg.Python, script, manifest)
-	cmd.Stdout = &stdout
-	cmd.Stderr = io.MultiWriter(cfg.Progress, &stderr)
-	cmd.Env = pythonEnv(os.Environ())
 	fmt.Fprintf(cfg.Progress, "sklearn: %s anomalies.py (%d tasks × seeds)\n", cfg.Python, len(tasks))
 	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("bench: %s anomalies.py: %w\n%s(the anomalies workload needs numpy and scikit-learn: apt-get install python3-sklearn; or pass -python)",
-			cfg.Python, err, tail(stderr.String(), 2000))
+	stdout, err := runPython(ctx, cfg, pythonEnv(os.Environ()), "the anomalies workload", "", script, manifest)
+	if err != nil {
+		return nil, err
 	}
-	rep, err := ParseAnomalyReport(&stdout)
+	rep, err := ParseAnomalyReport(stdout)
 	if err != nil {
 		return nil, err
 	}

@@ -367,19 +367,13 @@ func classReport(ctx context.Context, cfg Config, s classSet, scratch string) (*
 		return nil, err
 	}
 	csvPath := filepath.Join(cfg.Classification.Data, s.data.name+".csv")
-	var stdout bytes.Buffer
-	var stderr strings.Builder
-	cmd := exec.CommandContext(ctx, cfg.Python, script, csvPath, foldsPath)
-	cmd.Stdout = &stdout
-	cmd.Stderr = io.MultiWriter(cfg.Progress, &stderr)
-	cmd.Env = pythonEnv(os.Environ())
 	fmt.Fprintf(cfg.Progress, "sklearn: %s classification.py %s (%d folds)\n", cfg.Python, csvPath, len(s.folds))
 	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("bench: %s classification.py %s: %w\n%s(the classification workload needs numpy and scikit-learn: apt-get install python3-sklearn; or pass -python)",
-			cfg.Python, csvPath, err, tail(stderr.String(), 2000))
+	stdout, err := runPython(ctx, cfg, pythonEnv(os.Environ()), "the classification workload", "", script, csvPath, foldsPath)
+	if err != nil {
+		return nil, err
 	}
-	rep, err := ParseClassReport(&stdout)
+	rep, err := ParseClassReport(stdout)
 	if err != nil {
 		return nil, err
 	}
@@ -388,6 +382,25 @@ func classReport(ctx context.Context, cfg Config, s classSet, scratch string) (*
 	}
 	fmt.Fprintf(cfg.Progress, "sklearn: scikit-learn %s, python %s, %s done in %v\n", rep.Sklearn, rep.Python, s.data.name, time.Since(start).Round(time.Millisecond))
 	return rep, nil
+}
+
+// runPython runs the scikit-learn side script (written to disk) with args
+// under cfg.Python and env (nil: this process's), its standard error
+// echoed to cfg.Progress, and returns its standard output. A failure
+// names the command, the end of its standard error and what workload
+// needs (numpy and scikit-learn), with hint's other ways out.
+func runPython(ctx context.Context, cfg Config, env []string, workload, hint, script string, args ...string) (*bytes.Buffer, error) {
+	var stdout bytes.Buffer
+	var stderr strings.Builder
+	cmd := exec.CommandContext(ctx, cfg.Python, append([]string{script}, args...)...)
+	cmd.Stdout = &stdout
+	cmd.Stderr = io.MultiWriter(cfg.Progress, &stderr)
+	cmd.Env = env
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("bench: %s %s: %w\n%s(%s needs numpy and scikit-learn: apt-get install python3-sklearn; or pass -python%s)",
+			cfg.Python, strings.Join(append([]string{filepath.Base(script)}, args...), " "), err, tail(stderr.String(), 2000), workload, hint)
+	}
+	return &stdout, nil
 }
 
 // pythonEnv returns env with OMP_NUM_THREADS=1 added when it sets no

@@ -14,11 +14,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -196,18 +194,13 @@ func sklearnReport(ctx context.Context, cfg Config, scratch string) (*SklearnRep
 	if err := os.WriteFile(script, regressionPy, 0o644); err != nil {
 		return nil, err
 	}
-	var stdout bytes.Buffer
-	var stderr strings.Builder
-	cmd := exec.CommandContext(ctx, cfg.Python, script, cfg.Friedman)
-	cmd.Stdout = &stdout
-	cmd.Stderr = io.MultiWriter(cfg.Progress, &stderr)
 	fmt.Fprintf(cfg.Progress, "sklearn: %s regression.py %s\n", cfg.Python, cfg.Friedman)
 	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("bench: %s regression.py %s: %w\n%s(the regression workload needs numpy and scikit-learn: apt-get install python3-sklearn; or pass -python, or -sklearn-json)",
-			cfg.Python, cfg.Friedman, err, tail(stderr.String(), 2000))
+	stdout, err := runPython(ctx, cfg, nil, "the regression workload", ", or -sklearn-json", script, cfg.Friedman)
+	if err != nil {
+		return nil, err
 	}
-	rep, err := ParseSklearnReport(&stdout)
+	rep, err := ParseSklearnReport(stdout)
 	if err != nil {
 		return nil, err
 	}
