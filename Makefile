@@ -72,6 +72,7 @@ fuzz:
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzPredictBody$$' -fuzztime $(FUZZTIME) ./api
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzTimeSeriesRequest$$' -fuzztime $(FUZZTIME) ./api
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzClassifierPredictBody$$' -fuzztime $(FUZZTIME) ./api
+	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzAnomalyPredictBody$$' -fuzztime $(FUZZTIME) ./api
 
 lint:
 	test -z "$$(gofmt -l .)"

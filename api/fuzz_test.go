@@ -203,6 +203,20 @@ func FuzzClassifierPredictBody(f *testing.F) {
 	fuzzPredict(f, s, done.ModelID)
 }
 
+// FuzzAnomalyPredictBody is FuzzPredictBody on an anomalies model, whose
+// answer carries an anomaly score per row (and no target).
+func FuzzAnomalyPredictBody(f *testing.F) {
+	addPredictSeeds(f, `{"sepal_length":1,"sepal_width":"2","petal_length":null,"petal_width":true,"anomaly":"x"}`, "sepal_length,sepal_width,petal_length,petal_width\n1,2,3,4\n")
+	s := newServer(f)
+	s.putCSV(f, "iris", classifyCSV(f, "iris"))
+	created := s.createSession(f, `{"dataSourceName": "iris", "predictionDomain": "anomalies", "columns": {"species": {"role": "none"}}}`)
+	done := s.waitSession(f, created.SessionID)
+	if done.Status != "completed" {
+		f.Fatalf("iris anomalies session = %+v", done)
+	}
+	fuzzPredict(f, s, done.ModelID)
+}
+
 // addPredictSeeds adds predict bodies built around one valid JSON row and
 // one valid CSV text.
 func addPredictSeeds(f *testing.F, row, csvText string) {
