@@ -573,20 +573,11 @@ type Contestant struct {
 
 // Contestants lists a session's contestants (REFERENCE §7.3).
 func (c *Client) Contestants(ctx context.Context, id string) ([]Contestant, error) {
-	req, err := c.newRequest(ctx, http.MethodGet, strings.TrimRight(c.BaseURL, "/")+"/sessions/"+url.PathEscape(id)+"/contest/contestants", nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := c.do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
 	var ans struct {
 		Items []Contestant `json:"items"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil {
-		return nil, fmt.Errorf("bench: decode the contestants of session %s: %w", id, err)
+	if err := c.getJSON(ctx, strings.TrimRight(c.BaseURL, "/")+"/sessions/"+url.PathEscape(id)+"/contest/contestants", "the contestants of session "+id, &ans); err != nil {
+		return nil, err
 	}
 	return ans.Items, nil
 }

@@ -108,20 +108,11 @@ func (c *Client) PutCSV(ctx context.Context, name, path string, gzip bool) (PutR
 // GetStats reads the statistics of every column of dataset name
 // (GET /data/{name}/stats) and returns the stats object of each column.
 func (c *Client) GetStats(ctx context.Context, name string) (map[string]json.RawMessage, error) {
-	req, err := c.newRequest(ctx, http.MethodGet, c.dataURL(name)+"/stats", nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := c.do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
 	var body struct {
 		Columns map[string]json.RawMessage `json:"columns"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-		return nil, fmt.Errorf("bench: decode stats of %s: %w", name, err)
+	if err := c.getJSON(ctx, c.dataURL(name)+"/stats", "stats of "+name, &body); err != nil {
+		return nil, err
 	}
 	if len(body.Columns) == 0 {
 		return nil, fmt.Errorf("bench: stats of %s: no columns", name)
@@ -233,6 +224,24 @@ func (c *Client) dataURL(name string) string {
 
 func (c *Client) viewURL(name string) string {
 	return strings.TrimRight(c.BaseURL, "/") + "/views/" + url.PathEscape(name)
+}
+
+// getJSON GETs u and decodes its JSON answer into v; what names the
+// answer in a decoding error.
+func (c *Client) getJSON(ctx context.Context, u, what string, v any) error {
+	req, err := c.newRequest(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		return fmt.Errorf("bench: decode %s: %w", what, err)
+	}
+	return nil
 }
 
 func (c *Client) newRequest(ctx context.Context, method, u string, body io.Reader) (*http.Request, error) {

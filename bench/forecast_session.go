@@ -163,18 +163,9 @@ type SeriesResults struct {
 // results.
 func (c *Client) SeriesResults(ctx context.Context, id string, pageSize int) (SeriesResults, error) {
 	u := strings.TrimRight(c.BaseURL, "/") + "/sessions/" + url.PathEscape(id) + "/results?pageSize=" + strconv.Itoa(pageSize)
-	req, err := c.newRequest(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return SeriesResults{}, err
-	}
-	resp, err := c.do(req)
-	if err != nil {
-		return SeriesResults{}, err
-	}
-	defer resp.Body.Close()
 	var out SeriesResults
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		return SeriesResults{}, fmt.Errorf("bench: decode results of session %s: %w", id, err)
+	if err := c.getJSON(ctx, u, "results of session "+id, &out); err != nil {
+		return SeriesResults{}, err
 	}
 	return out, nil
 }

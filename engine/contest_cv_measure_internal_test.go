@@ -312,7 +312,10 @@ type measureRecord struct {
 	Champion map[string]string `json:"champion"` // rule → algorithm key
 }
 
-func measureCSV(t testing.TB, path string) (*mat.Dense, []float64) {
+// measureFeatures reads a CSV file of numeric features with a last
+// column of labels or targets: the features as a matrix and the last
+// column as text.
+func measureFeatures(t testing.TB, path string) (*mat.Dense, []string) {
 	t.Helper()
 	file, err := os.Open(path)
 	if err != nil {
@@ -326,19 +329,31 @@ func measureCSV(t testing.TB, path string) (*mat.Dense, []float64) {
 	recs = recs[1:]
 	d := len(recs[0]) - 1
 	x := mat.NewDense(len(recs), d, nil)
-	y := make([]float64, len(recs))
+	last := make([]string, len(recs))
 	for i, rec := range recs {
-		for j, s := range rec {
+		for j, s := range rec[:d] {
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if j < d {
-				x.Set(i, j, v)
-			} else {
-				y[i] = v
-			}
+			x.Set(i, j, v)
 		}
+		last[i] = rec[d]
+	}
+	return x, last
+}
+
+// measureCSV reads a CSV file of numbers with the target last.
+func measureCSV(t testing.TB, path string) (*mat.Dense, []float64) {
+	t.Helper()
+	x, last := measureFeatures(t, path)
+	y := make([]float64, len(last))
+	for i, s := range last {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y[i] = v
 	}
 	return x, y
 }
@@ -373,32 +388,14 @@ func sdF(v []float64) float64 {
 // label last; classes are numbered in order of first appearance.
 func measureClassCSV(t testing.TB, path string) (*mat.Dense, []int, int) {
 	t.Helper()
-	file, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer file.Close()
-	recs, err := csv.NewReader(file).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs = recs[1:]
-	d := len(recs[0]) - 1
-	x := mat.NewDense(len(recs), d, nil)
-	y := make([]int, len(recs))
+	x, labels := measureFeatures(t, path)
+	y := make([]int, len(labels))
 	classes := map[string]int{}
-	for i, rec := range recs {
-		for j, s := range rec[:d] {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			x.Set(i, j, v)
-		}
-		c, ok := classes[rec[d]]
+	for i, l := range labels {
+		c, ok := classes[l]
 		if !ok {
 			c = len(classes)
-			classes[rec[d]] = c
+			classes[l] = c
 		}
 		y[i] = c
 	}
