@@ -344,8 +344,11 @@ func calibratedSumVariance(m *forecast.ARIMAModel, n, gap, h int, future [][]flo
 	if k < len(c) {
 		return v
 	}
-	analytic := m.Sigma2 * psiSumFactor(m.PsiWeights(gap+h), gap, h)
-	return v + max(0, ss/float64(k)-analytic)
+	analytic := 0.0
+	for _, ci := range c {
+		analytic += ci * ci
+	}
+	return v + max(0, ss/float64(k)-m.Sigma2*analytic)
 }
 
 // arimaSumVariance is MODELLING §3.3's Var(S) of the window's total under
