@@ -129,3 +129,50 @@ func TestEndToEndAnomalies(t *testing.T) {
 	bench.WriteSummary(&out, cfg.Runs, bench.Checks(results))
 	t.Logf("report:\n%s", out.String())
 }
+
+// TestEndToEndText runs the text workload, small (30 quotations of each
+// default topic), against the real binary named by VATIC_BIN, the real
+// scikit-learn and the installed fortunes:
+//
+//	make build && VATIC_BIN=$PWD/bin/vatic go test ./bench -run EndToEndText -v
+//
+// It checks that the harness drives the server: every fold's session
+// completes and its model predicts every held-out quotation's topic.
+func TestEndToEndText(t *testing.T) {
+	bin := os.Getenv("VATIC_BIN")
+	if bin == "" {
+		t.Skip("VATIC_BIN is not set; build bin/vatic and point VATIC_BIN at it")
+	}
+	py := "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import sklearn, numpy").Run(); err != nil {
+		t.Skipf("%s cannot import sklearn and numpy (%v): apt-get install python3-sklearn", py, err)
+	}
+	if _, err := os.Stat(bench.FortunesDir); err != nil {
+		t.Skipf("%v: apt-get install fortunes", err)
+	}
+	var progress strings.Builder
+	cfg := bench.Config{Vatic: bin, Python: py, Dir: t.TempDir(), Runs: 1, Progress: &progress,
+		Text: bench.TextConfig{MaxPerTopic: 30}}
+	results, err := bench.Run(t.Context(), cfg, []string{bench.WorkloadText})
+	t.Logf("progress:\n%s", progress.String())
+	if err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	got := countByName(results)
+	// 5 folds of ours and of each scikit-learn pipeline.
+	if len(results) != 3*bench.TextSplits || got["Text/fortunes/impl=vatic"] != bench.TextSplits {
+		t.Errorf("Run gave %d results %v, want %d sessions and %d fits of each pipeline", len(results), got, bench.TextSplits, bench.TextSplits)
+	}
+	for _, r := range results {
+		if r.Name != "Text/fortunes/impl=vatic" {
+			continue
+		}
+		if _, ok := r.Metric(bench.UnitMacroF1); !ok || r.Elapsed <= 0 || r.Labels[bench.LabelChampion] == "" {
+			t.Errorf("result %+v: want a macro-F1, a time and a champion", r)
+		}
+	}
+	var out strings.Builder
+	bench.WriteResults(&out, results)
+	bench.WriteSummary(&out, cfg.Runs, bench.Checks(results))
+	t.Logf("report:\n%s", out.String())
+}

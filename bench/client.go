@@ -432,11 +432,31 @@ func (s Session) ContestTime() (time.Duration, error) {
 	return completed.Sub(started), nil
 }
 
+// ColumnMetadata is one column's entry in a request's column metadata
+// (REFERENCE §2.1); empty fields are left out.
+type ColumnMetadata struct {
+	DataType string `json:"dataType,omitempty"`
+	Role     string `json:"role,omitempty"`
+}
+
 // CreateModelSession starts a model session (POST /sessions/model) on data
 // source name with the given target column and prediction domain
 // (regression, classification, anomalies) and returns the answer.
 func (c *Client) CreateModelSession(ctx context.Context, name, target, domain string) (Session, error) {
-	body, _ := json.Marshal(map[string]string{"dataSourceName": name, "targetColumn": target, "predictionDomain": domain})
+	return c.CreateModelSessionColumns(ctx, name, target, domain, nil)
+}
+
+// CreateModelSessionColumns is [Client.CreateModelSession] with column
+// metadata for the session (nil: none), which overrides the data source's
+// for that session only (REFERENCE §2.1 rule 8): a column's dataType text,
+// for one, where inference would say string.
+func (c *Client) CreateModelSessionColumns(ctx context.Context, name, target, domain string, columns map[string]ColumnMetadata) (Session, error) {
+	body, _ := json.Marshal(struct {
+		DataSourceName   string                    `json:"dataSourceName"`
+		TargetColumn     string                    `json:"targetColumn"`
+		PredictionDomain string                    `json:"predictionDomain"`
+		Columns          map[string]ColumnMetadata `json:"columns,omitempty"`
+	}{name, target, domain, columns})
 	req, err := c.newRequest(ctx, http.MethodPost, strings.TrimRight(c.BaseURL, "/")+"/sessions/model", bytes.NewReader(body))
 	if err != nil {
 		return Session{}, err

@@ -51,6 +51,11 @@ const (
 	// scikit-learn's IsolationForest and EllipticEnvelope (Anomalies/…;
 	// see [RunAnomalies]). It runs only when asked for.
 	WorkloadAnomalies = "anomalies"
+	// WorkloadText is text classification: the topics of Debian's
+	// fortunes from the quotations' text, classification sessions with a
+	// text column against scikit-learn's TF-IDF pipelines on the same
+	// folds (Text/…; see [RunText]). It runs only when asked for.
+	WorkloadText = "text"
 )
 
 // Workloads lists every workload in the order [Run] runs them.
@@ -58,9 +63,9 @@ var Workloads = []string{WorkloadImport, WorkloadImportURL, WorkloadStats, Workl
 
 // AllWorkloads is [Workloads] and the workloads that run only when named
 // ([WorkloadReads], [WorkloadForecast], [WorkloadForecastSession],
-// [WorkloadImpact], [WorkloadClassification], [WorkloadAnomalies]), in the
-// order [Run] runs them.
-var AllWorkloads = append(slices.Clone(Workloads), WorkloadReads, WorkloadForecast, WorkloadForecastSession, WorkloadImpact, WorkloadClassification, WorkloadAnomalies)
+// [WorkloadImpact], [WorkloadClassification], [WorkloadAnomalies],
+// [WorkloadText]), in the order [Run] runs them.
+var AllWorkloads = append(slices.Clone(Workloads), WorkloadReads, WorkloadForecast, WorkloadForecastSession, WorkloadImpact, WorkloadClassification, WorkloadAnomalies, WorkloadText)
 
 // Config describes one benchmark session. The zero value of each field
 // means the documented default; Vatic and Dir are required.
@@ -170,6 +175,9 @@ type Config struct {
 	// Anomalies configures the anomalies workload; Python runs its
 	// scikit-learn side (anomalies.py, embedded).
 	Anomalies AnomalyConfig
+	// Text configures the text workload; Python runs its scikit-learn
+	// side (text.py, embedded) and Seed makes its folds.
+	Text TextConfig
 	// ImpactWindows is how many event windows the impact workload tests,
 	// each once without and once with a level shift (two sessions per
 	// window); default 200.
@@ -230,6 +238,7 @@ func (c Config) withDefaults() Config {
 	}
 	c.Classification = c.Classification.withDefaults()
 	c.Anomalies = c.Anomalies.withDefaults()
+	c.Text = c.Text.withDefaults()
 	if c.ImpactWindows == 0 {
 		c.ImpactWindows = 200
 	}
@@ -303,7 +312,7 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("bench: unknown forecast series %q (known: %s)", name, strings.Join(ForecastSeriesNames(), ",")))
 		}
 	}
-	errs = append(errs, c.Classification.validate(), c.Anomalies.validate())
+	errs = append(errs, c.Classification.validate(), c.Anomalies.validate(), c.Text.validate())
 	if c.BaseURL != "" && !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
 		errs = append(errs, fmt.Errorf("bench: BaseURL %q is not an http(s) URL", c.BaseURL))
 	}

@@ -70,7 +70,7 @@ func WriteHeader(w io.Writer, rows int, seed int64) error {
 	if err == nil {
 		_, err = fmt.Fprintf(w, "Unit %s better=higher\nUnit %s better=higher\nUnit %s better=higher\n", UnitReqPerSec, UnitMacroF1, UnitROCAUC)
 	}
-	for _, u := range []string{UnitRSSGrowth, UnitRMSE, UnitClientNs, UnitPeakRSS, UnitMaxLatency, UnitBusy, UnitP50Ns, UnitP99Ns, UnitMASE, UnitBadScores, UnitServerNs, UnitMedianNs} {
+	for _, u := range []string{UnitRSSGrowth, UnitRMSE, UnitClientNs, UnitPeakRSS, UnitMaxLatency, UnitBusy, UnitP50Ns, UnitP99Ns, UnitMASE, UnitBadScores, UnitServerNs, UnitMedianNs, UnitPredictNs} {
 		if err == nil {
 			_, err = fmt.Fprintf(w, "Unit %s better=lower\n", u)
 		}
@@ -218,6 +218,7 @@ func Checks(results []Result) []Check {
 	out = append(out, readsChecks(results)...)
 	out = append(out, classificationChecks(results)...)
 	out = append(out, anomalyChecks(results)...)
+	out = append(out, textChecks(results)...)
 	out = append(out, forecastChecks(results)...)
 	out = append(out, forecastSessionChecks(results)...)
 	return append(out, impactChecks(results)...)

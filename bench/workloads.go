@@ -61,7 +61,7 @@ func Run(ctx context.Context, cfg Config, workloads []string) ([]Result, error) 
 			fmt.Fprintf(cfg.Progress, "view: skipped; it needs servers the harness starts, not -url\n")
 			continue
 		}
-		if (w == WorkloadView || w == WorkloadRegression || w == WorkloadReads || w == WorkloadForecast || w == WorkloadForecastSession || w == WorkloadImpact || w == WorkloadClassification || w == WorkloadAnomalies) && read != nil {
+		if (w == WorkloadView || w == WorkloadRegression || w == WorkloadReads || w == WorkloadForecast || w == WorkloadForecastSession || w == WorkloadImpact || w == WorkloadClassification || w == WorkloadAnomalies || w == WorkloadText) && read != nil {
 			// These workloads start their own servers (or need none); stop
 			// the idle one.
 			if read.srv == nil {
@@ -125,6 +125,8 @@ func Run(ctx context.Context, cfg Config, workloads []string) ([]Result, error) 
 			rs, err = RunImpact(ctx, cfg)
 		case WorkloadAnomalies:
 			rs, err = RunAnomalies(ctx, cfg)
+		case WorkloadText:
+			rs, err = RunText(ctx, cfg)
 		}
 		results = append(results, rs...)
 		if err != nil {

@@ -4,7 +4,7 @@
 //
 // Usage, from the repository root after make build:
 //
-//	go run ./cmd/bench [-rows 2000000] [-runs 3] [-workloads import,importurl,stats,csv,view,regression,reads,forecast,forecastsession,impact,classification,anomalies] [-out bench.txt]
+//	go run ./cmd/bench [-rows 2000000] [-runs 3] [-workloads import,importurl,stats,csv,view,regression,reads,forecast,forecastsession,impact,classification,anomalies,text] [-out bench.txt]
 //
 // Every flag has an environment twin, VATIC_BENCH_ plus the flag name in
 // upper snake case (VATIC_BENCH_ROWS); the command line wins.
@@ -58,13 +58,13 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		runs      = fs.Int("runs", 3, "runs per workload; the summary uses medians")
 		seed      = fs.Int64("seed", 1, "seed of the generated CSV file")
 		dir       = fs.String("dir", "bench/.data", "directory for the generated files (reused) and scratch data (removed)")
-		workloads = fs.String("workloads", strings.Join(bench.Workloads, ","), "comma-separated workloads: import (plain and gzip), importurl (plain and gzip), stats, csv, view, regression; also reads (the read-path load test), forecast (forecast accuracy and speed against R), forecastsession (forecast sessions over HTTP against the bare contest), impact (impact sessions' placebo and level-shift rates), classification (contests on iris, wine and breast_cancer against scikit-learn) and anomalies (anomaly sessions' ROC-AUC against scikit-learn's IsolationForest and EllipticEnvelope), only when named")
+		workloads = fs.String("workloads", strings.Join(bench.Workloads, ","), "comma-separated workloads: import (plain and gzip), importurl (plain and gzip), stats, csv, view, regression; also reads (the read-path load test), forecast (forecast accuracy and speed against R), forecastsession (forecast sessions over HTTP against the bare contest), impact (impact sessions' placebo and level-shift rates), classification (contests on iris, wine and breast_cancer against scikit-learn), anomalies (anomaly sessions' ROC-AUC against scikit-learn's IsolationForest and EllipticEnvelope) and text (the topics of Debian's fortunes from their text against scikit-learn's TF-IDF pipelines), only when named")
 		out       = fs.String("out", "", "also write the report to this file")
 		baseURL   = fs.String("url", "", "measure the already running server at this API base (http://host:port/v1) instead of starting one; no RSS figures")
 		apiKey    = fs.String("api-key", "", "api-key for -url")
 		serveArgs = fs.String("serve-args", "", "extra space-separated arguments for vatic serve")
 		friedman  = fs.String("friedman", "stats/regress/testdata/friedman1.csv", "CSV file of the regression contest (target last)")
-		python    = fs.String("python", "/usr/bin/python3", "Python with numpy and scikit-learn for the regression, classification and anomalies workloads' reference side")
+		python    = fs.String("python", "/usr/bin/python3", "Python with numpy and scikit-learn for the regression, classification, anomalies and text workloads' reference side")
 		sklearn   = fs.String("sklearn-json", "", "read the scikit-learn side from this saved output of bench/regression.py instead of running Python")
 		predRows  = fs.Int("predict-rows", 100_000, "rows (20 features) the regression workload's linear champion predicts in one request")
 		linRows   = fs.Int("linear-train-rows", 10_000, "rows of that linear dataset the contest trains on (at most -predict-rows)")
@@ -85,6 +85,9 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		anData    = fs.String("anomaly-data", "../shared/data", "directory of the anomalies workload's CSV sets (<set>.csv, class last)")
 		anTasks   = fs.String("anomaly-tasks", strings.Join(bench.AnomalyTaskNames(), ","), "comma-separated tasks of the anomalies workload")
 		anSeeds   = fs.Int("anomaly-seeds", 5, "seeds 0…N−1 of the anomalies workload: each draws a task's anomalies and seeds scikit-learn's random_state")
+		txDir     = fs.String("text-dir", bench.FortunesDir, "directory of the text workload's fortune files, one per topic (apt-get install fortunes)")
+		txTopics  = fs.String("text-topics", strings.Join(bench.TextTopics, ","), "comma-separated fortune files (topics, the classes) of the text workload")
+		txMax     = fs.Int("text-max-per-topic", 0, "keep at most this many quotations of each text topic, a seeded sample; 0: all")
 		impWin    = fs.Int("impact-windows", 200, "event windows of the impact workload, each tested without and with a level shift (two sessions per window)")
 		impConc   = fs.Int("impact-concurrency", 2, "impact sessions in flight at once (started servers get -session-workers this many)")
 	)
@@ -145,6 +148,12 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 			tasks = append(tasks, name)
 		}
 	}
+	var topics []string
+	for _, name := range strings.Split(*txTopics, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			topics = append(topics, name)
+		}
+	}
 	cfg := bench.Config{
 		BaseURL:           *baseURL,
 		APIKey:            *apiKey,
@@ -178,6 +187,7 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 			Data: *clData, Sets: sets, Repeats: *clRepeats, PredictRows: *clPredict,
 		},
 		Anomalies: bench.AnomalyConfig{Data: *anData, Tasks: tasks, Seeds: *anSeeds},
+		Text:      bench.TextConfig{Dir: *txDir, Topics: topics, MaxPerTopic: *txMax},
 		Progress:  stderr,
 	}
 	if err := cfg.Validate(); err != nil {

@@ -46,6 +46,10 @@ func TestRunFlags(t *testing.T) {
 	// And the anomalies workload's.
 	f([]string{"-vatic", exe, "-anomaly-seeds", "-1"}, noEnv, "Anomalies.Seeds = -1")
 	f([]string{"-vatic", exe, "-anomaly-tasks", "wine, digits"}, noEnv, `unknown anomaly task "digits"`)
+	// And the text workload's.
+	f([]string{"-vatic", exe, "-text-max-per-topic", "-1"}, noEnv, "Text.MaxPerTopic = -1")
+	f([]string{"-vatic", exe, "-text-topics", "people"}, noEnv, "want at least two")
+	f([]string{"-vatic", exe, "-text-topics", "people,../etc/passwd"}, noEnv, `text topic "../etc/passwd"`)
 
 	if err := run(t.Context(), []string{"-h"}, noEnv, io.Discard, io.Discard); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("run(-h) = %v, want flag.ErrHelp", err)
