@@ -100,8 +100,7 @@ func (c TextConfig) validate() error {
 
 // ReadFortunes reads a fortune file (strfile's source format): quotations
 // separated by lines holding only "%". The bytes are UTF-8 when valid as
-// such, else Latin-1, every byte one code point (the package's older
-// files). Each line is rendered as a terminal shows it, backspace
+// such, else Latin-1, every byte one code point. Each line is rendered as a terminal shows it, backspace
 // overstriking resolved ([overstrike]); a quotation's whitespace runs,
 // line ends included, become single spaces, which neither tokeniser of
 // the workload tells apart, so that every quotation is one CSV line.
