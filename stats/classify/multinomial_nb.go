@@ -61,9 +61,9 @@ var ErrNoCountColumns = errors.New("classify: multinomial_naive_bayes: no column
 // validation rows pooled over folds, clipped at 1e-15; ties go to the
 // larger α. The log-loss because α trades the sharpness of the
 // probabilities against their calibration, which macro-F1 barely sees:
-// many α give the same arg-max. Each fold's counts are computed once and
-// smoothed with every α, so the search costs about one fit per fold plus
-// scoring.
+// many α give the same arg-max. One pass over the rows gives each fold's
+// weighted counts, which every α smooths, so the search costs about one
+// fit plus scoring each validation row once per α, and copies no rows.
 //
 // Its display name is "Multinomial Naive Bayes", the former service's name
 // for the same family (MODELLING §5.4; API REFERENCE §11.3).
@@ -95,24 +95,37 @@ func (MultinomialNB) Fit(d Data, opt Options) (Model, error) {
 		return nil, ErrNoCountColumns
 	}
 	alphas := multinomialNBAlphas[:]
-	_, nCols := d.X.Dims()
-	fold := StratifiedFolds(d.Y, d.K, kfoldCount, stats.Rand(opt.Seed, multinomialNBKey+"/folds"))
+	_, p := d.X.Dims()
+	k, q := d.K, len(cols)
+	fold := StratifiedFolds(d.Y, k, kfoldCount, stats.Rand(opt.Seed, multinomialNBKey+"/folds"))
+	// One pass gives every fold's class weights and counts; a fold's
+	// training statistics are the sums over the other folds, so the search
+	// copies no rows.
+	foldWeight, foldCount := multinomialNBCounts(d, cols, fold, kfoldCount)
+	w := weightsOf(d)
 	loss := make([][]float64, kfoldCount) // per fold, per α: Σ w·(−log p)
 	wsum := make([]float64, kfoldCount)
 	parallel.For(kfoldCount, opt.Workers, func(f int) {
-		train, valid := foldSplit(d, fold, f)
 		loss[f] = make([]float64, len(alphas))
-		if len(valid.Y) == 0 {
-			return
+		classWeight, count := make([]float64, k), make([]float64, k*q)
+		for g := range kfoldCount {
+			if g != f {
+				floats.Add(classWeight, foldWeight[g])
+				floats.Add(count, foldCount[g])
+			}
 		}
-		vw := weightsOf(valid)
-		wsum[f] = floats.Sum(vw)
-		classWeight, count := multinomialNBCounts(train, cols)
-		p := mat.NewDense(len(valid.Y), d.K, nil)
+		out := make([]float64, k)
 		for ai, a := range alphas {
-			newMultinomialNBModel(a, nCols, cols, classWeight, count).Proba(valid.X, p)
-			for i, y := range valid.Y {
-				loss[f][ai] -= vw[i] * math.Log(max(p.At(i, y), logisticProbFloor))
+			m := newMultinomialNBModel(a, p, cols, classWeight, count)
+			for i, y := range d.Y {
+				if fold[i] != f {
+					continue
+				}
+				m.posterior(d.X.RawRowView(i), out)
+				loss[f][ai] -= w[i] * math.Log(max(out[y], logisticProbFloor))
+				if ai == 0 {
+					wsum[f] += w[i]
+				}
 			}
 		}
 	})
@@ -142,9 +155,9 @@ func fitMultinomialNBAt(d Data, alpha float64) (*MultinomialNBModel, error) {
 	if len(cols) == 0 {
 		return nil, ErrNoCountColumns
 	}
-	classWeight, count := multinomialNBCounts(d, cols)
+	classWeight, count := multinomialNBCounts(d, cols, nil, 1)
 	_, p := d.X.Dims()
-	return newMultinomialNBModel(alpha, p, cols, classWeight, count), nil
+	return newMultinomialNBModel(alpha, p, cols, classWeight[0], count[0]), nil
 }
 
 // countColumns returns the columns of x with no negative value, ascending.
@@ -167,17 +180,24 @@ func countColumns(x *mat.Dense) []int {
 	return cols
 }
 
-// multinomialNBCounts returns each class's weight Σ_{i ∈ k} w_i (K) and
-// the weighted counts N_kj = Σ_{i ∈ k} w_i·x_ij over the columns cols
-// (K × len(cols)).
-func multinomialNBCounts(d Data, cols []int) (classWeight, count []float64) {
+// multinomialNBCounts returns, for each of the groups of d's rows (row i
+// in group[i], or every row in group 0 when group is nil), each class's
+// weight Σ_{i ∈ k} w_i (K) and the weighted counts N_kj = Σ_{i ∈ k} w_i·x_ij
+// over the columns cols (K × len(cols)).
+func multinomialNBCounts(d Data, cols, group []int, groups int) (classWeight, count [][]float64) {
 	q := len(cols)
 	w := weightsOf(d)
-	classWeight = make([]float64, d.K)
-	count = make([]float64, d.K*q)
+	classWeight, count = make([][]float64, groups), make([][]float64, groups)
+	for g := range groups {
+		classWeight[g], count[g] = make([]float64, d.K), make([]float64, d.K*q)
+	}
 	for i, c := range d.Y {
-		classWeight[c] += w[i]
-		row, nc := d.X.RawRowView(i), count[c*q:(c+1)*q]
+		g := 0
+		if group != nil {
+			g = group[i]
+		}
+		classWeight[g][c] += w[i]
+		row, nc := d.X.RawRowView(i), count[g][c*q:(c+1)*q]
 		for u, j := range cols {
 			nc[u] += w[i] * row[j]
 		}
@@ -240,17 +260,20 @@ func (m *MultinomialNBModel) Importance() []float64 { return nil }
 // log-sum-exp. It panics when x has the wrong column count or dst the
 // wrong shape.
 func (m *MultinomialNBModel) Proba(x mat.Matrix, dst *mat.Dense) {
+	probaRows(x, m.p, m.k, dst, m.posterior)
+}
+
+// posterior writes the class probabilities of one input row into out (K).
+func (m *MultinomialNBModel) posterior(row, out []float64) {
 	q := len(m.cols)
-	probaRows(x, m.p, m.k, dst, func(row, out []float64) {
-		for c := range m.k {
-			s := m.logPrior[c]
-			for u, j := range m.cols {
-				s += row[j] * m.logTheta[c*q+u]
-			}
-			out[c] = s
+	for c := range m.k {
+		s := m.logPrior[c]
+		for u, j := range m.cols {
+			s += row[j] * m.logTheta[c*q+u]
 		}
-		softmaxInPlace(out)
-	})
+		out[c] = s
+	}
+	softmaxInPlace(out)
 }
 
 // Refit fits the same α on new rows; the columns used are those of the
