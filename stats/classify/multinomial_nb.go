@@ -21,8 +21,9 @@ const (
 // multinomialNBAlphas is the additive smoothing grid Fit searches, in
 // the order ties are broken (the first, most smoothed, wins): scikit-learn's
 // default α = 1 (Laplace) and half decades down to 0.01. Smaller α trusts
-// rare terms more; below 0.01 a term seen once in one class and never in
-// another already shifts the log-odds by log(1/α) ≈ 4.6 per occurrence.
+// rare terms more: at α = 0.01 a term seen once (unit weight) in one class
+// and never in another already moves the log-odds between them by about
+// log((1 + α)/α) ≈ 4.6 per occurrence.
 var multinomialNBAlphas = [...]float64{1, 0.3, 0.1, 0.03, 0.01}
 
 // ErrNoCountColumns is returned by a multinomial naive Bayes fit when
@@ -50,10 +51,11 @@ var ErrNoCountColumns = errors.New("classify: multinomial_naive_bayes: no column
 // meaning for it, so the model ignores it: it uses exactly the columns
 // whose training values are all ≥ 0 (Columns), decided on the rows of each
 // fit (in the search, on all of Fit's rows, so every fold scores the
-// columns the final model uses). Non-negative numeric and one-hot columns stay in, as scikit-learn
-// would keep them (it refuses negative input instead). With no usable
-// column the fit fails with ErrNoCountColumns. At prediction a used column
-// enters linearly, x_j·log θ_kj, whatever its sign, as in scikit-learn.
+// columns the final model uses). Non-negative numeric and one-hot columns
+// stay in, as scikit-learn would keep them (it refuses negative input
+// instead). With no usable column the fit fails with ErrNoCountColumns. At
+// prediction a used column enters linearly, x_j·log θ_kj, whatever its
+// sign, as in scikit-learn.
 //
 // α is chosen from multinomialNBAlphas by stratified 5-fold
 // cross-validation (StratifiedFolds with stats.Rand(seed, key+"/folds"))
@@ -98,9 +100,7 @@ func (MultinomialNB) Fit(d Data, opt Options) (Model, error) {
 	_, p := d.X.Dims()
 	k, q := d.K, len(cols)
 	fold := StratifiedFolds(d.Y, k, kfoldCount, stats.Rand(opt.Seed, multinomialNBKey+"/folds"))
-	// One pass gives every fold's class weights and counts; a fold's
-	// training statistics are the sums over the other folds, so the search
-	// copies no rows.
+	// A fold's training statistics are the sums over the other folds.
 	foldWeight, foldCount := multinomialNBCounts(d, cols, fold, kfoldCount)
 	w := weightsOf(d)
 	loss := make([][]float64, kfoldCount) // per fold, per α: Σ w·(−log p)
