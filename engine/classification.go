@@ -266,11 +266,7 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 	}
 	train := classify.Data{X: xTrain, Y: yTrain, K: k, W: w}
 	var algos []classify.Algorithm
-	lineup := e.classifiers()
-	if len(sp.pipe.texts) > 0 {
-		lineup = append(lineup, classify.TextAlgorithms()...)
-	}
-	for _, a := range lineup {
+	for _, a := range e.classifiers(sp.pipe.textFeatures()) {
 		if why := outOfBudget(a.Key(), len(trainPos), len(testPos), len(features)); why != "" {
 			msgs = append(msgs, Message{"informational", why})
 			continue

@@ -95,6 +95,16 @@ func encodeText(pc prepColumn, fc *frameColumn, rows []int, x *mat.Dense, col in
 	}
 }
 
+// textFeatures says whether any text column became features.
+func (p pipeline) textFeatures() bool {
+	for _, c := range p.Columns {
+		if c.Type == columnar.Text && len(c.Terms) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // withoutText is p without its text columns.
 func (p pipeline) withoutText() pipeline {
 	q := p

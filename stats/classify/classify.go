@@ -148,17 +148,27 @@ func Algorithms() []Algorithm { return byRank(lineup) }
 
 // TextAlgorithms are the algorithms that join the line-up when the
 // session has text features (MODELLING §7.6: multinomial naive Bayes,
-// which models TF-IDF and count columns), in their order. The engine runs
-// append(Algorithms(), TextAlgorithms()...): they come after the default
-// line-up, so under the contest's one-standard-error rule
-// (contest.ChampionCV, earliest candidate within one SE of the best) a
-// text model is chosen only when no default contestant comes within one
-// SE of it.
+// which models TF-IDF and count columns), in their order.
 func TextAlgorithms() []Algorithm { return byRank(textLineup) }
 
-// byRank returns the algorithms of rs by ascending rank.
+// Lineup is a session's line-up: Algorithms, with TextAlgorithms merged
+// in at their ranks when the session has text features. A text algorithm
+// comes after the default one of the same rank (multinomial naive Bayes
+// right after Gaussian naive Bayes, MODELLING §7.6), so under the
+// contest's one-standard-error rule (contest.ChampionCV, earliest
+// candidate within one SE of the best) it stands where its simplicity
+// puts it, not behind the tree ensembles.
+func Lineup(text bool) []Algorithm {
+	if !text {
+		return Algorithms()
+	}
+	return byRank(append(slices.Clone(lineup), textLineup...))
+}
+
+// byRank returns the algorithms of rs by ascending rank, equal ranks in
+// rs's order.
 func byRank(rs []ranked) []Algorithm {
-	rs = slices.SortedFunc(slices.Values(rs), func(a, b ranked) int { return a.rank - b.rank })
+	rs = slices.SortedStableFunc(slices.Values(rs), func(a, b ranked) int { return a.rank - b.rank })
 	out := make([]Algorithm, len(rs))
 	for i, r := range rs {
 		out[i] = r.a

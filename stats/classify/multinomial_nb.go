@@ -71,7 +71,7 @@ var ErrNoCountColumns = errors.New("classify: multinomial_naive_bayes: no column
 // for the same family (MODELLING §5.4; API REFERENCE §11.3).
 type MultinomialNB struct{}
 
-func init() { registerText(1, MultinomialNB{}, unmarshalMultinomialNB) }
+func init() { registerText(3, MultinomialNB{}, unmarshalMultinomialNB) }
 
 // Key is "multinomial_naive_bayes".
 func (MultinomialNB) Key() string { return multinomialNBKey }
