@@ -48,26 +48,6 @@ func textCorpus(n int, seed uint64) string {
 	return `{"columns": {"review": {"dataType": "text"}, "topic": {"dataType": "string"}, "noise": {"dataType": "numeric"}}, "data": ` + string(data) + `}`
 }
 
-// vocabularyJSON is a vocabulary summary (REFERENCE §2.9).
-type vocabularyJSON struct {
-	ID             string `json:"id"`
-	DataSourceName string `json:"dataSourceName"`
-	ColumnName     string `json:"columnName"`
-	DataSourceType string `json:"dataSourceType"`
-	SessionID      string `json:"createdBySessionId"`
-	Links          []struct {
-		Rel  string `json:"rel"`
-		Href string `json:"href"`
-	} `json:"links"`
-}
-
-// wordJSON is a vocabulary entry.
-type wordJSON struct {
-	Text string `json:"text"`
-	Type string `json:"type"`
-	Rank *int   `json:"rank"`
-}
-
 // TestTextClassificationSession: a text column becomes TF-IDF features
 // (issue 16): the session learns the topics from the words, lists the
 // words in its feature importance, stores one vocabulary for the column,
@@ -110,21 +90,15 @@ func TestTextClassificationSession(t *testing.T) {
 	}
 
 	// One vocabulary, linked from the session and listed by its filters.
-	list := decode[struct {
-		Items      []vocabularyJSON `json:"items"`
-		TotalCount int              `json:"totalCount"`
-	}](t, s.do(t, http.MethodGet, "/v1/vocabulary?createdFromSession="+done.SessionID, nil))
-	if list.TotalCount != 1 || len(list.Items) != 1 {
+	list := decode[vocabularyListJSON](t, s.do(t, http.MethodGet, "/v1/vocabulary?createdFromSession="+done.SessionID, nil))
+	if len(list.Items) != 1 {
 		t.Fatalf("vocabularies of the session = %+v", list)
 	}
 	v := list.Items[0]
-	if v.DataSourceName != "reviews" || v.ColumnName != "review" || v.DataSourceType != "dataSet" || v.SessionID != done.SessionID {
+	if v.DataSourceName != "reviews" || v.ColumnName != "review" || v.DataSourceType != "dataSet" || v.CreatedBySessionID != done.SessionID {
 		t.Errorf("vocabulary = %+v", v)
 	}
-	words := decode[struct {
-		Items      []wordJSON `json:"items"`
-		TotalCount int        `json:"totalCount"`
-	}](t, s.do(t, http.MethodGet, "/v1/vocabulary/"+v.ID+"?pageSize=1000", nil))
+	words := decode[wordsJSON](t, s.do(t, http.MethodGet, "/v1/vocabulary/"+v.ID+"?pageSize=1000", nil))
 	var ranks []int
 	var texts []string
 	for _, w := range words.Items {

@@ -251,6 +251,7 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 	if err != nil {
 		return e.failWithMessages(ctx, s, msgs, err)
 	}
+	msgs = append(msgs, textMessages(sp.pipe)...)
 	features, xTrain, xTest := sp.features, sp.xTrain, sp.xTest
 	progress(10)
 	if err := ctx.Err(); err != nil {
@@ -319,7 +320,7 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 	confusion := stats.ConfusionMatrix(yTest, champ.pred, k)
 	return e.completeModelSession(ctx, s, completion{
 		contestants: contestants, champion: best, selection: selectionSets(contestants, n, len(trainPos), len(testPos), len(features), yAll),
-		features: features, importance: importance, testRows: testRows, messages: append(msgs, textMessages(all)...), model: blob, texts: all.texts,
+		features: features, importance: importance, testRows: testRows, messages: msgs, model: blob, texts: all.texts,
 		writePredictions: func(ctx context.Context) error {
 			return e.writeClassification(ctx, s.ID, contestants, results, testRows, cs.labels, champ.proba, confusion)
 		},

@@ -205,6 +205,7 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 	if err != nil {
 		return e.failWithMessages(ctx, s, msgs, err)
 	}
+	msgs = append(msgs, textMessages(sp.pipe)...)
 	features, xTrain, xTest := sp.features, sp.xTrain, sp.xTest
 	progress(10)
 	if err := ctx.Err(); err != nil {
@@ -261,7 +262,7 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 	selection := selectionSets(contestants, n, len(trainPos), len(testPos), len(features), d.y)
 	return e.completeModelSession(ctx, s, completion{
 		contestants: contestants, champion: best, selection: selection, features: features, importance: importance,
-		testRows: testRows, preds: results, messages: append(msgs, textMessages(all)...), model: blob, texts: all.texts,
+		testRows: testRows, preds: results, messages: msgs, model: blob, texts: all.texts,
 	})
 }
 

@@ -112,7 +112,9 @@ func (p pipeline) withoutText() pipeline {
 	return q
 }
 
-// textMessages tells the session what each text column became.
+// textMessages tells the session what each text column of p became (in
+// model sessions, p is the training split's pipeline: the saved model's,
+// fitted on every row, keeps the same number of words or close to it).
 func textMessages(p pipeline) []Message {
 	var msgs []Message
 	for _, tf := range p.texts {
@@ -123,7 +125,7 @@ func textMessages(p pipeline) []Message {
 		case len(tf.terms) == 0:
 			msgs = append(msgs, Message{"warning", fmt.Sprintf("Text column %s adds no features: none of its %d words varies with the target.", tf.column, words)})
 		default:
-			msgs = append(msgs, Message{"informational", fmt.Sprintf("Text column %s: %d of its %d words (of %d terms) became features.", tf.column, len(tf.terms), words, len(tf.vocab.Terms))})
+			msgs = append(msgs, Message{"informational", fmt.Sprintf("Text column %s: %d of its %d words became features (its vocabulary has %d terms, the others stop words).", tf.column, len(tf.terms), words, len(tf.vocab.Terms))})
 		}
 	}
 	return msgs
