@@ -24,7 +24,31 @@ func readCorpus(t testing.TB) []string {
 	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 }
 
-// reference is testdata/tfidf_reference.json.
+// boundaryCorpus puts terms on both sides of the document-frequency bounds
+// of 20 documents: MaxDF × 20 = 19, so a term in 19 documents is a word and
+// one in all 20 is not; MinDF = 2.
+func boundaryCorpus() []string {
+	docs := make([]string, 20)
+	for i := range docs {
+		doc := "common"
+		if i < 19 {
+			doc += " frequent"
+		}
+		if i < 2 {
+			doc += " pair pair"
+		}
+		if i == 5 {
+			doc += " single"
+		}
+		if i%3 == 0 {
+			doc += " tri common"
+		}
+		docs[i] = doc
+	}
+	return docs
+}
+
+// reference is one corpus of testdata/tfidf_reference.json.
 type reference struct {
 	Docs  int
 	Terms map[string]struct {
@@ -36,12 +60,16 @@ type reference struct {
 
 // TestTFIDFReference compares Fit with scikit-learn's TfidfVectorizer fed
 // with our tokens (testdata/tfidf_reference.py): the same words, document
-// frequencies, idf and every non-zero of the matrix, to 1e-12.
+// frequencies, idf and every non-zero of the matrix, to 1e-12, on the
+// fortunes corpus and on one that probes the bounds MinDF and MaxDF.
 func TestTFIDFReference(t *testing.T) {
-	docs := readCorpus(t)
-	tokens := make([][]string, len(docs))
-	for i, d := range docs {
-		tokens[i] = Tokenize([]string{}, d)
+	corpora := map[string][]string{"fortunes": readCorpus(t), "boundary": boundaryCorpus()}
+	tokens := map[string][][]string{}
+	for name, docs := range corpora {
+		tokens[name] = make([][]string, len(docs))
+		for i, d := range docs {
+			tokens[name][i] = Tokenize([]string{}, d)
+		}
 	}
 	tokPath := filepath.Join("testdata", "tfidf_tokens.json")
 	if *update {
@@ -55,14 +83,25 @@ func TestTFIDFReference(t *testing.T) {
 		t.Log("now run /usr/bin/python3 testdata/tfidf_reference.py")
 		return
 	}
-	var stored [][]string
+	var stored map[string][][]string
 	readJSON(t, tokPath, &stored)
-	if !slices.EqualFunc(stored, tokens, slices.Equal) {
-		t.Fatalf("testdata/tfidf_tokens.json is stale: run go test -run TestTFIDFReference -update, then testdata/tfidf_reference.py")
+	var refs map[string]reference
+	readJSON(t, filepath.Join("testdata", "tfidf_reference.json"), &refs)
+	for name, docs := range corpora {
+		t.Run(name, func(t *testing.T) {
+			if !slices.EqualFunc(stored[name], tokens[name], slices.Equal) {
+				t.Fatalf("testdata/tfidf_tokens.json is stale: run go test -run TestTFIDFReference -update, then testdata/tfidf_reference.py")
+			}
+			ref, ok := refs[name]
+			if !ok {
+				t.Fatalf("testdata/tfidf_reference.json lacks %s", name)
+			}
+			checkReference(t, docs, ref)
+		})
 	}
-	var ref reference
-	readJSON(t, filepath.Join("testdata", "tfidf_reference.json"), &ref)
+}
 
+func checkReference(t *testing.T, docs []string, ref reference) {
 	const tol = 1e-12
 	voc, m := Fit(docs)
 	if voc.Docs != ref.Docs || m.Rows != ref.Docs {

@@ -1,6 +1,7 @@
 package text
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -108,14 +109,20 @@ func FuzzTokenize(f *testing.F) {
 		}
 		toks := Tokenize(nil, doc)
 		checkTokens(t, doc, toks)
-		// Fit and Transform on the document never panic and agree.
-		voc, m := Fit([]string{doc, doc})
-		if m.Rows != 2 || m.Cols != len(voc.IDF) {
+		// Fit and Transform never panic and agree: in two of four documents,
+		// every term of doc is a word.
+		voc, m := Fit([]string{doc, "", doc, ""})
+		if m.Rows != 4 || m.Cols != len(voc.IDF) {
 			t.Fatalf("Fit(%q): %d×%d matrix, %d words", doc, m.Rows, m.Cols, len(voc.IDF))
 		}
 		e := NewEncoder(voc.Words(), voc.IDF).Transform([]string{doc})
-		if e.NNZ() != m.Indptr[1] {
-			t.Fatalf("Transform(%q) has %d non-zeros, Fit's row %d", doc, e.NNZ(), m.Indptr[1])
+		if e.NNZ() != m.Indptr[1] || (len(toks) > 0) != (e.NNZ() > 0) {
+			t.Fatalf("Transform(%q) has %d non-zeros, Fit's row %d, %d tokens", doc, e.NNZ(), m.Indptr[1], len(toks))
+		}
+		for k := range e.NNZ() {
+			if e.Indices[k] != m.Indices[k] || math.Abs(e.Data[k]-m.Data[k]) > 1e-15 {
+				t.Fatalf("Transform(%q) differs from Fit at non-zero %d", doc, k)
+			}
 		}
 	})
 }

@@ -46,7 +46,8 @@ func (v *Vocabulary) Words() []string {
 	return out
 }
 
-// termStat accumulates one term of the corpus during Fit.
+// termStat accumulates one term of the corpus during Fit. Its text is not
+// kept: unigrams are the keys of fitter.uni, bigrams their pair of ids.
 type termStat struct {
 	count int64
 	df    int32
@@ -116,7 +117,6 @@ type fitter struct {
 	uni   map[string]int32 // unigram text → term id
 	bi    map[uint64]int32 // unigram ids a<<32 | b → term id
 	terms []termStat
-	texts []string // unigram texts by term id ("" for bigrams until vocabulary)
 
 	// docTerms and docCounts list, document after document, the distinct
 	// term ids of each document and their counts.
@@ -137,7 +137,6 @@ func (f *fitter) add(d int32, doc string) {
 			text := string(tok)
 			id = f.newTerm(-1, -1, IsStopWord(text))
 			f.uni[text] = id
-			f.texts[id] = text
 		}
 		f.count(d, id)
 		if !f.terms[id].stop {
@@ -159,7 +158,6 @@ func (f *fitter) add(d int32, doc string) {
 // newTerm registers a term and returns its id.
 func (f *fitter) newTerm(a, b int32, stop bool) int32 {
 	f.terms = append(f.terms, termStat{last: -1, a: a, b: b, stop: stop})
-	f.texts = append(f.texts, "")
 	return int32(len(f.terms) - 1)
 }
 
@@ -181,74 +179,108 @@ func (f *fitter) count(d, id int32) {
 // vocabulary types, ranks and lists the interned terms of n documents; it
 // returns the vocabulary and the rank of each term id (−1: stop word).
 func (f *fitter) vocabulary(n int) (*Vocabulary, []int32) {
-	f.bigramTexts()
+	texts, key := f.texts()
 	maxDocs := MaxDF * float64(n)
-	var words, stops []int32
+	type ranked struct {
+		count int64
+		df    int32
+		id    int32
+		key   uint64
+	}
+	// Words fill all from the front, stop words from the back.
+	all := make([]ranked, len(f.terms))
+	nw, ns := 0, len(all)
 	for id, t := range f.terms {
+		r := ranked{count: t.count, df: t.df, id: int32(id), key: key[id]}
 		if t.stop || t.df < MinDF || float64(t.df) > maxDocs {
-			stops = append(stops, int32(id))
+			ns--
+			all[ns] = r
 		} else {
-			words = append(words, int32(id))
+			all[nw] = r
+			nw++
 		}
 	}
-	slices.SortFunc(words, func(a, b int32) int {
-		ta, tb := &f.terms[a], &f.terms[b]
-		if c := cmp.Compare(tb.count, ta.count); c != 0 {
+	words, stops := all[:nw], all[nw:]
+	slices.SortFunc(words, func(a, b ranked) int {
+		if c := cmp.Compare(b.count, a.count); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(tb.df, ta.df); c != 0 {
+		if c := cmp.Compare(b.df, a.df); c != 0 {
 			return c
 		}
-		return strings.Compare(f.texts[a], f.texts[b])
+		return cmp.Compare(a.key, b.key)
 	})
-	slices.SortFunc(stops, func(a, b int32) int { return strings.Compare(f.texts[a], f.texts[b]) })
+	slices.SortFunc(stops, func(a, b ranked) int { return cmp.Compare(a.key, b.key) })
 
 	rank := make([]int32, len(f.terms))
 	v := &Vocabulary{
 		Docs:  n,
-		Terms: make([]Term, 0, len(f.terms)),
+		Terms: make([]Term, len(f.terms)),
 		IDF:   make([]float64, len(words)),
 	}
-	for r, id := range words {
-		t := &f.terms[id]
-		rank[id] = int32(r)
-		v.IDF[r] = idf(n, int(t.df))
-		v.Terms = append(v.Terms, Term{Text: f.texts[id], Rank: r, Count: t.count, DF: int(t.df)})
+	for r, w := range words {
+		rank[w.id] = int32(r)
+		v.IDF[r] = idf(n, int(w.df))
+		v.Terms[r] = Term{Text: texts[w.id], Rank: r, Count: w.count, DF: int(w.df)}
 	}
-	for _, id := range stops {
-		t := &f.terms[id]
-		rank[id] = -1
-		v.Terms = append(v.Terms, Term{Text: f.texts[id], Stop: true, Rank: -1, Count: t.count, DF: int(t.df)})
+	for k, s := range stops {
+		rank[s.id] = -1
+		v.Terms[nw+k] = Term{Text: texts[s.id], Stop: true, Rank: -1, Count: s.count, DF: int(s.df)}
 	}
 	return v, rank
 }
 
-// bigramTexts fills the texts of the bigrams, all carved out of one string
-// so that a corpus with millions of distinct bigrams costs one allocation.
-func (f *fitter) bigramTexts() {
+// texts returns the text of each term id, and a key per term whose order
+// is the byte order of the texts, so that sorting millions of bigrams
+// compares integers rather than strings.
+//
+// A unigram u gets the key (pos(u)+1) << 32, a bigram "a b" (pos(a)+1) << 32
+// | (pos(b)+1), pos being the alphabetical position among the unigrams.
+// This is the order of the texts because the separator ' ' sorts below
+// every byte a token can hold (letters, digits, '_' and UTF-8 bytes ≥
+// 0x80): when a is a proper prefix of c, "a b" < "c…" as a < c; when a = c
+// the bigrams compare as b and d do, and the unigram a comes first.
+//
+// The bigram texts are carved out of one string, so that a corpus with
+// millions of distinct bigrams costs one allocation for them.
+func (f *fitter) texts() ([]string, []uint64) {
+	texts := make([]string, len(f.terms))
+	uni := make([]int32, 0, len(f.uni))
+	for text, id := range f.uni {
+		texts[id] = text
+		uni = append(uni, id)
+	}
+	slices.SortFunc(uni, func(a, b int32) int { return strings.Compare(texts[a], texts[b]) })
+	key := make([]uint64, len(f.terms))
+	for pos, id := range uni {
+		key[id] = uint64(pos+1) << 32
+	}
+
 	size := 0
-	for _, t := range f.terms {
+	for id, t := range f.terms {
 		if t.a >= 0 {
-			size += len(f.texts[t.a]) + 1 + len(f.texts[t.b])
+			key[id] = key[t.a] | key[t.b]>>32
+			size += len(texts[t.a]) + 1 + len(texts[t.b])
 		}
 	}
 	var sb strings.Builder
 	sb.Grow(size)
 	for _, t := range f.terms {
 		if t.a >= 0 {
-			sb.WriteString(f.texts[t.a])
+			sb.WriteString(texts[t.a])
 			sb.WriteByte(' ')
-			sb.WriteString(f.texts[t.b])
+			sb.WriteString(texts[t.b])
 		}
 	}
 	all, off := sb.String(), 0
 	for id, t := range f.terms {
 		if t.a >= 0 {
-			n := len(f.texts[t.a]) + 1 + len(f.texts[t.b])
-			f.texts[id] = all[off : off+n]
+			n := len(texts[t.a]) + 1 + len(texts[t.b])
+			texts[id] = all[off : off+n]
 			off += n
 		}
 	}
+	return texts, key
 }
 
 // idf is the smoothed inverse document frequency of a term in df of n
