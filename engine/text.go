@@ -22,6 +22,15 @@ import (
 // split inside the contest, every row for the saved model), are kept.
 // Predict encodes new text with the kept words and their idf; unseen terms
 // are ignored. A missing text value is the empty document.
+//
+// The feature rows are L2-normalised over the kept words (text.Encoder on
+// them), in training and in predict alike; the vocabulary's own TF-IDF
+// matrix, normalised over all its words, only ranks the words. Normalising
+// over every word, as a TfidfVectorizer followed by a feature selector
+// does, would make the saved model carry the whole vocabulary (10^5 words
+// and more on large text) to encode one row, and would leave documents
+// with many unkept words with small feature values; over the kept words a
+// row weighs what the model can see.
 
 // maxTextTerms is how many words of one text column become features
 // (MODELLING §10: "keep the top 1000 terms per column").
