@@ -48,4 +48,9 @@ func (s *Server) routes() {
 	s.route(http.MethodDelete, "/v1/models/:id", s.deleteModel)
 	s.route(http.MethodPost, "/v1/models/:id/predict", s.predict)
 	s.route(http.MethodPost, "/v1/model/:id/predict", s.predict)
+
+	s.route(http.MethodGet, "/v1/vocabulary", s.listVocabularies)
+	s.route(http.MethodDelete, "/v1/vocabulary", s.deleteVocabularies)
+	s.route(http.MethodGet, "/v1/vocabulary/:id", s.getVocabulary)
+	s.route(http.MethodDelete, "/v1/vocabulary/:id", s.deleteVocabulary)
 }

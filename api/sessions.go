@@ -338,6 +338,9 @@ func resultLinks(base string, sess engine.Session) []link {
 			}
 		}
 	}
+	if sess.UsesText() {
+		out = append(out, vocabulariesLink(base, sess))
+	}
 	for _, p := range sess.PredictionIntervals {
 		out = append(out, link{"prediction-interval:" + p, sid + "/results?predictionInterval=" + p})
 	}
@@ -543,7 +546,17 @@ func sessionLinksFull(base string, sess engine.Session) []link {
 	if sess.SupportsImportance {
 		out = append(out, link{"featureImportance", sid + "/results/featureimportance"})
 	}
+	if sess.UsesText() {
+		out = append(out, vocabulariesLink(base, sess))
+	}
 	return append(out, link{"self", sid})
+}
+
+// vocabulariesLink lists the vocabularies a session builds of its text
+// columns (REFERENCE §1.7); it is there from creation, as recorded, and
+// lists none until the session has built them.
+func vocabulariesLink(base string, sess engine.Session) link {
+	return link{"vocabularies", base + "/vocabulary?createdFromSession=" + sess.ID}
 }
 
 // sessionLinksItem are the links of a list item.

@@ -99,11 +99,11 @@ func (e *Engine) runAnomalies(ctx context.Context, s Session, progress func(int)
 		rows[i] = i
 	}
 	msgs := []Message{{"informational", fmt.Sprintf("%d observations were found in the dataset.", n)}}
-	msgs = append(msgs, textColumnWarnings(s)...)
 	if n < minModelRows {
 		return e.failWithMessages(ctx, s, msgs, &Error{Kind: Invalid, Msg: fmt.Sprintf("This data source has too few data points for reliable predictions to be made: %d rows, at least %d are needed.", n, minModelRows)})
 	}
-	pipe := fitPipeline(d.frame, d.cols, rows, s.MissingValues)
+	pipe := fitPipeline(d.frame, d.cols, rows, s.MissingValues, fitTarget{})
+	msgs = append(msgs, textMessages(pipe)...)
 	features, _ := pipe.Features()
 	if len(features) == 0 {
 		return e.failWithMessages(ctx, s, msgs, &Error{Kind: Invalid, Msg: "No feature column has a value in the data source."})
@@ -170,9 +170,22 @@ func (e *Engine) runAnomalies(ctx context.Context, s Session, progress func(int)
 		return e.failContest(ctx, s, contestants, msgs)
 	}
 	progress(80)
-	d2, err := e.sessionDistances(ctx, s.ID, pipe, n, workers)
-	if err != nil {
-		return err
+	// The distances leave text out (MODELLING Q6 leaves open whether
+	// text-derived columns belong in them): up to maxTextTerms sparse
+	// TF-IDF columns per text column would make the covariance nearly
+	// singular and the N·d² distances the cost of the session.
+	numeric := pipe.withoutText()
+	var d2 []float64
+	if names, _ := numeric.Features(); len(names) > 0 {
+		if d2, err = e.sessionDistances(ctx, s.ID, numeric, n, workers); err != nil {
+			return err
+		}
+	} else {
+		d2 = make([]float64, n)
+		for i := range d2 {
+			d2[i] = math.NaN()
+		}
+		msgs = append(msgs, Message{"informational", "Mahalanobis distances were not computed: every feature is text, and the distances use the other columns only."})
 	}
 	progress(90)
 	champ := results[best].Model
@@ -182,7 +195,7 @@ func (e *Engine) runAnomalies(ctx context.Context, s Session, progress func(int)
 	}
 	return e.completeModelSession(ctx, s, completion{
 		contestants: contestants, champion: best, selection: selectionSets(contestants, n, n, 0, len(features), champ.scores),
-		features: features, messages: msgs, model: blob,
+		features: features, messages: msgs, model: blob, texts: pipe.texts,
 		writePredictions: func(ctx context.Context) error {
 			return e.writeAnomalies(ctx, s.ID, contestants, results, d2)
 		},

@@ -46,6 +46,9 @@ func (e *Engine) clearSessionOutputs(ctx context.Context, id string) error {
 			return fmt.Errorf("clear session outputs: %w", err)
 		}
 	}
+	if err := e.deleteVocabularies(ctx, vocabularyFilter{Session: id}); err != nil {
+		return fmt.Errorf("clear session outputs: %w", err)
+	}
 	return e.dropResults(ctx, id)
 }
 
@@ -327,16 +330,34 @@ func (e *Engine) modelBytes(ctx context.Context, id string) ([]byte, error) {
 	return b, scanOne(rows, &b)
 }
 
+// deleteModelRows removes models by id, and the vocabularies of their
+// sessions when those sessions are gone too (dropUnusedVocabularies).
 func (e *Engine) deleteModelRows(ctx context.Context, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
 	sort.Strings(ids)
 	defer e.modelsChanged(ctx, slices.Clone(ids)...)
-	if _, err := e.store.Exec(ctx, `DELETE FROM catalog.models WHERE list_contains(from_json(?, '["VARCHAR"]'), id)`, stringList(ids)); err != nil {
-		return fmt.Errorf("delete models: %w", err)
-	}
-	return nil
+	return e.store.Tx(ctx, func(ctx context.Context) error {
+		rows, err := e.store.Rows(ctx, `DELETE FROM catalog.models WHERE list_contains(from_json(?, '["VARCHAR"]'), id) RETURNING session_id`, stringList(ids))
+		if err != nil {
+			return fmt.Errorf("delete models: %w", err)
+		}
+		defer rows.Close()
+		var sessions []string
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				return fmt.Errorf("delete models: %w", err)
+			}
+			sessions = append(sessions, s)
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("delete models: %w", err)
+		}
+		rows.Close()
+		return e.dropUnusedVocabularies(ctx, sessions)
+	})
 }
 
 func (e *Engine) touchModel(ctx context.Context, id string, at time.Time, rows int64) error {

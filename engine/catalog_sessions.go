@@ -115,6 +115,8 @@ func (e *Engine) hideSession(ctx context.Context, id string) error {
 }
 
 // purgeSession removes a session, its contest and its results tables.
+// Its vocabularies stay while a model it built remains
+// (dropUnusedVocabularies).
 func (e *Engine) purgeSession(ctx context.Context, id string) error {
 	defer e.sessionChanged(ctx, id)
 	for _, q := range []string{
@@ -129,6 +131,9 @@ func (e *Engine) purgeSession(ctx context.Context, id string) error {
 		if _, err := e.store.Exec(ctx, q, id); err != nil {
 			return fmt.Errorf("delete session: %w", err)
 		}
+	}
+	if err := e.dropUnusedVocabularies(ctx, []string{id}); err != nil {
+		return err
 	}
 	return e.dropResults(ctx, id)
 }

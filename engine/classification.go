@@ -228,7 +228,6 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 	if skipped := tcol.length() - len(d.rows); skipped > 0 {
 		msgs = append(msgs, Message{"informational", fmt.Sprintf("%d rows without a value for %s were left out.", skipped, s.TargetColumn)})
 	}
-	msgs = append(msgs, textColumnWarnings(s)...)
 	cs, kept, warn, err := classesOf(s.TargetColumn, labels)
 	msgs = append(msgs, warn...)
 	if err != nil {
@@ -244,21 +243,22 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 	trainPos, testPos := stratifiedSplit(seed, cs.y, k)
 	trainRows, testRows := pick(rows, trainPos), pick(rows, testPos)
 	yTrain, yTest := pick(cs.y, trainPos), pick(cs.y, testPos)
-	sp, err := encodeSplit(d, trainRows, testRows, s.MissingValues)
-	if err != nil {
-		return err
+	yf := make([]float64, len(yTrain))
+	for i, c := range yTrain {
+		yf[i] = float64(c)
 	}
-	features, discrete, xTrain, xTest := sp.features, sp.discrete, sp.xTrain, sp.xTest
+	sp, err := encodeSplit(d, trainRows, testRows, s.MissingValues, fitTarget{y: yf, discrete: true})
+	if err != nil {
+		return e.failWithMessages(ctx, s, msgs, err)
+	}
+	msgs = append(msgs, textMessages(sp.pipe)...)
+	features, xTrain, xTest := sp.features, sp.xTrain, sp.xTest
 	progress(10)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	workers := runtime.GOMAXPROCS(0)
-	yf := make([]float64, len(yTrain))
-	for i, c := range yTrain {
-		yf[i] = float64(c)
-	}
-	importance := stats.FeatureImportance(xTrain, yf, discrete, true, seed, workers)
+	importance := sp.importance(yf, true, seed, workers)
 	progress(20)
 
 	var w []float64
@@ -267,7 +267,7 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 	}
 	train := classify.Data{X: xTrain, Y: yTrain, K: k, W: w}
 	var algos []classify.Algorithm
-	for _, a := range e.classifiers() {
+	for _, a := range e.classifiers(sp.pipe.textFeatures()) {
 		if why := outOfBudget(a.Key(), len(trainPos), len(testPos), len(features)); why != "" {
 			msgs = append(msgs, Message{"informational", why})
 			continue
@@ -294,7 +294,11 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	all := fitPipeline(d.frame, d.cols, rows, s.MissingValues)
+	yAll := make([]float64, len(cs.y))
+	for i, c := range cs.y {
+		yAll[i] = float64(c)
+	}
+	all := fitPipeline(d.frame, d.cols, rows, s.MissingValues, fitTarget{y: yAll, discrete: true})
 	xAll, err := all.encode(d.frame, rows)
 	if err != nil {
 		return err
@@ -312,15 +316,11 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 	if err != nil {
 		return err
 	}
-	yAll := make([]float64, len(cs.y))
-	for i, c := range cs.y {
-		yAll[i] = float64(c)
-	}
 	champ := results[best].Model
 	confusion := stats.ConfusionMatrix(yTest, champ.pred, k)
 	return e.completeModelSession(ctx, s, completion{
 		contestants: contestants, champion: best, selection: selectionSets(contestants, n, len(trainPos), len(testPos), len(features), yAll),
-		features: features, importance: importance, testRows: testRows, messages: msgs, model: blob,
+		features: features, importance: importance, testRows: testRows, messages: msgs, model: blob, texts: all.texts,
 		writePredictions: func(ctx context.Context) error {
 			return e.writeClassification(ctx, s.ID, contestants, results, testRows, cs.labels, champ.proba, confusion)
 		},

@@ -264,7 +264,9 @@ func TestSessionCVClassChampion(t *testing.T) {
 	}
 
 	// Above the threshold (two quick algorithms keep the test fast).
-	e.classifiers = func() []classify.Algorithm { return []classify.Algorithm{classify.LogisticL2{}, classify.NaiveBayes{}} }
+	e.classifiers = func(bool) []classify.Algorithm {
+		return []classify.Algorithm{classify.LogisticL2{}, classify.NaiveBayes{}}
+	}
 	var b strings.Builder
 	b.WriteString("a,b,label\n")
 	n := 1300 // 1 040 training rows

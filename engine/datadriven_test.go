@@ -477,6 +477,10 @@ func sessionSummary(s engine.Session, columns bool) string {
 		if i := strings.Index(text, " Mean ± standard error:"); i >= 0 {
 			text = text[:i] + " Mean ± standard error: …"
 		}
+		// So do a text column's counts, fitted on the training split.
+		if i := strings.Index(text, ": "); strings.HasPrefix(text, "Text column ") && strings.HasSuffix(text, " stop words).") {
+			text = text[:i] + ": … became features (…)."
+		}
 		fmt.Fprintf(&b, "%s: %s\n", m.Severity, text)
 	}
 	if columns {

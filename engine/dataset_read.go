@@ -264,7 +264,7 @@ type DeleteQuery struct {
 // dataset stays, even when emptied). Dependents named by Cascade are
 // removed with it (see cascade; the date range narrows which). Without
 // cascade, views stay and reading them answers 404 naming the dataset;
-// sessions and models stay too.
+// sessions, models and vocabularies stay too.
 func (e *Engine) DeleteDataset(ctx context.Context, name string, q DeleteQuery) error {
 	if err := checkRange(q.Start, q.End); err != nil {
 		return err
@@ -339,16 +339,17 @@ func (e *Engine) DeleteDataset(ctx context.Context, name string, q DeleteQuery) 
 //     as the reference suggests); model sessions stay;
 //   - model: the models built on it and the sessions that built them (the
 //     original made those sessions disappear with cascade=model);
-//   - view: the views that read it (a dataset's).
+//   - view: the views that read it (a dataset's);
+//   - vocabulary: the vocabularies built from it.
 //
 // A date range (start, end; either may be nil, both nil means none) comes
 // from a delete of some rows only. The reference defines it for sessions:
 // only sessions requested within [start, end] go, and that applies to the
 // forecast cascade too. It is silent on the rest, so: models go when they
 // were created within the range (their own date, as DELETE /models filters
-// them), each with the session that built it whatever its date; views
-// stay, since the dataset they read stays (rows are not dependents of a
-// view).
+// them), each with the session that built it whatever its date;
+// vocabularies likewise by their createdOnDate; views stay, since the
+// dataset they read stays (rows are not dependents of a view).
 func (e *Engine) cascade(ctx context.Context, source string, c Cascade, start, end *time.Time) error {
 	ranged := start != nil || end != nil
 	if c&CascadeViews != 0 && !ranged {
@@ -370,6 +371,11 @@ func (e *Engine) cascade(ctx context.Context, source string, c Cascade, start, e
 	}
 	if c&CascadeModels != 0 {
 		if err := e.modelsOf(ctx, modelFilter{DataSource: source, After: start, Before: end}); err != nil {
+			return err
+		}
+	}
+	if c&CascadeVocabularies != 0 {
+		if err := e.deleteVocabularies(ctx, vocabularyFilter{DataSource: source, After: start, Before: end}); err != nil {
 			return err
 		}
 	}

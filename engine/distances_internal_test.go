@@ -59,7 +59,7 @@ func TestDistancesColumnarMatchesMatrix(t *testing.T) {
 	for i := range rows {
 		rows[i] = i
 	}
-	pipe := fitPipeline(frame, meta, rows, tokens)
+	pipe := fitPipeline(frame, meta, rows, tokens, fitTarget{})
 	x, err := pipe.encode(frame, rows)
 	if err != nil {
 		t.Fatal(err)

@@ -169,16 +169,17 @@ type Engine struct {
 	// regressors is the regression line-up (regress.Algorithms; tests
 	// substitute failing algorithms).
 	regressors func() []regress.Algorithm
-	// classifiers is the classification line-up (classify.Algorithms;
-	// tests substitute a shorter one).
-	classifiers func() []classify.Algorithm
+	// classifiers is the classification line-up of a session with or
+	// without text features (classify.Lineup; tests substitute a shorter
+	// one).
+	classifiers func(text bool) []classify.Algorithm
 }
 
 // New opens an engine on store, applying catalog migrations first.
 func New(ctx context.Context, store Store, opts Options) (*Engine, error) {
 	opts = opts.withDefaults()
 	e := &Engine{store: hookedStore{store}, opts: opts, log: opts.Logger, fetcher: opts.Fetcher, locks: map[string]chan struct{}{},
-		regressors: regress.Algorithms, classifiers: classify.Algorithms, cache: newCatalogCache()}
+		regressors: regress.Algorithms, classifiers: classify.Lineup, cache: newCatalogCache()}
 	if err := e.migrate(ctx); err != nil {
 		return nil, err
 	}

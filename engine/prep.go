@@ -144,6 +144,11 @@ type prepColumn struct {
 	// Hour says a date column carries a time of day, so it expands to an
 	// hour part too.
 	Hour bool `json:"hour,omitempty"`
+	// Terms are a text column's kept words (MODELLING §10), one feature
+	// each, in feature order, and IDF their inverse document frequencies:
+	// what predict encodes new text with.
+	Terms []string  `json:"terms,omitempty"`
+	IDF   []float64 `json:"idf,omitempty"`
 }
 
 // pipeline is the fitted preparation of a session's inputs.
@@ -153,13 +158,28 @@ type pipeline struct {
 	// Missing are the session's missing-value tokens, applied to predicted
 	// rows too.
 	Missing []string `json:"missing,omitempty"`
+	// texts are the text columns' fitted vocabularies, in the order of
+	// their columns; the session stores them, the saved model does not
+	// need them.
+	texts []textFit
+}
+
+// fitTarget is the target of the rows a pipeline is fitted on, which
+// text columns select their words by: y[i] belongs to rows[i]; y is nil
+// when the session has no target (anomalies).
+type fitTarget struct {
+	y        []float64
+	discrete bool
 }
 
 // fitPipeline fits the preparation of the feature columns on the given
 // rows (the training rows; all rows for the saved model); missing are the
-// session's missing-value tokens, kept for predict.
-func fitPipeline(frame []*frameColumn, meta []columnar.Column, rows []int, missing []string) pipeline {
+// session's missing-value tokens, kept for predict; t is the rows' target,
+// which text columns select their words by. Text columns come after the
+// others, so their many features sit at the end of the matrix.
+func fitPipeline(frame []*frameColumn, meta []columnar.Column, rows []int, missing []string, t fitTarget) pipeline {
 	p := pipeline{Missing: missing}
+	var texts []prepColumn
 	for i, fc := range frame {
 		c := meta[i]
 		if c.Role == columnar.RoleTarget {
@@ -170,6 +190,12 @@ func fitPipeline(frame []*frameColumn, meta []columnar.Column, rows []int, missi
 		}
 		pc := prepColumn{Name: c.Name, Type: c.DataType}
 		switch {
+		case c.DataType == columnar.Text:
+			tf := fitText(fc, rows, t)
+			pc.Terms, pc.IDF = tf.terms, tf.idf
+			p.texts = append(p.texts, tf)
+			texts = append(texts, pc)
+			continue
 		case fc.isText():
 			pc.Levels, pc.FillText = levels(fc, rows)
 		default:
@@ -191,6 +217,7 @@ func fitPipeline(frame []*frameColumn, meta []columnar.Column, rows []int, missi
 		}
 		p.Columns = append(p.Columns, pc)
 	}
+	p.Columns = append(p.Columns, texts...)
 	return p
 }
 
@@ -283,7 +310,11 @@ func (p pipeline) Features() (names []string, discrete []bool) {
 	add := func(name string, d bool) { names, discrete = append(names, name), append(discrete, d) }
 	for _, c := range p.Columns {
 		switch {
-		case c.Type == columnar.String || c.Type == columnar.Text:
+		case c.Type == columnar.Text:
+			for _, t := range c.Terms {
+				add(c.Name+":"+t, false)
+			}
+		case c.Type == columnar.String:
 			for _, l := range c.Levels {
 				add(c.Name+":"+l, true)
 			}
@@ -318,7 +349,10 @@ func (p pipeline) encode(frame []*frameColumn, rows []int) (*mat.Dense, error) {
 			return nil, fmt.Errorf("column %s is missing", pc.Name)
 		}
 		switch {
-		case pc.Type == columnar.String || pc.Type == columnar.Text:
+		case pc.Type == columnar.Text:
+			encodeText(pc, fc, rows, x, col)
+			col += len(pc.Terms)
+		case pc.Type == columnar.String:
 			index := make(map[string]int, len(pc.Levels))
 			for i, l := range pc.Levels {
 				index[l] = i

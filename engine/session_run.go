@@ -194,7 +194,6 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 	if skipped := d.frame[d.target].length() - n; skipped > 0 {
 		msgs = append(msgs, Message{"informational", fmt.Sprintf("%d rows without a value for %s were left out.", skipped, s.TargetColumn)})
 	}
-	msgs = append(msgs, textColumnWarnings(s)...)
 	if n < minModelRows {
 		return &Error{Kind: Invalid, Msg: fmt.Sprintf("This data source has too few data points for reliable predictions to be made: %d rows with a value for %s, at least %d are needed.", n, s.TargetColumn, minModelRows)}
 	}
@@ -202,17 +201,18 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 	trainPos, testPos := split(seed, n)
 	trainRows, testRows := pick(d.rows, trainPos), pick(d.rows, testPos)
 	yTrain, yTest := pick(d.y, trainPos), pick(d.y, testPos)
-	sp, err := encodeSplit(d, trainRows, testRows, s.MissingValues)
+	sp, err := encodeSplit(d, trainRows, testRows, s.MissingValues, fitTarget{y: yTrain})
 	if err != nil {
-		return err
+		return e.failWithMessages(ctx, s, msgs, err)
 	}
-	features, discrete, xTrain, xTest := sp.features, sp.discrete, sp.xTrain, sp.xTest
+	msgs = append(msgs, textMessages(sp.pipe)...)
+	features, xTrain, xTest := sp.features, sp.xTrain, sp.xTest
 	progress(10)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	workers := runtime.GOMAXPROCS(0)
-	importance := stats.FeatureImportance(xTrain, yTrain, discrete, false, seed, workers)
+	importance := sp.importance(yTrain, false, seed, workers)
 	progress(20)
 
 	var algos []regress.Algorithm
@@ -245,7 +245,7 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 	}
 	// The saved model: the champion refitted on every row, with a
 	// preparation fitted on every row too (MODELLING §5.2).
-	all := fitPipeline(d.frame, d.cols, d.rows, s.MissingValues)
+	all := fitPipeline(d.frame, d.cols, d.rows, s.MissingValues, fitTarget{y: d.y})
 	xAll, err := all.encode(d.frame, d.rows)
 	if err != nil {
 		return err
@@ -262,26 +262,32 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 	selection := selectionSets(contestants, n, len(trainPos), len(testPos), len(features), d.y)
 	return e.completeModelSession(ctx, s, completion{
 		contestants: contestants, champion: best, selection: selection, features: features, importance: importance,
-		testRows: testRows, preds: results, messages: msgs, model: blob,
+		testRows: testRows, preds: results, messages: msgs, model: blob, texts: all.texts,
 	})
 }
 
 // encodedSplit is a model session's preparation fitted on its training
 // rows, with both parts encoded.
 type encodedSplit struct {
+	pipe          pipeline
 	features      []string
 	discrete      []bool
 	xTrain, xTest *mat.Dense
 }
 
 // encodeSplit fits the preparation on the training rows (MODELLING §1.2,
-// §12) and encodes the training and test rows with it.
-func encodeSplit(d *sessionData, trainRows, testRows []int, missing []string) (encodedSplit, error) {
-	pipe := fitPipeline(d.frame, d.cols, trainRows, missing)
-	var sp encodedSplit
+// §12), t being their target, and encodes the training and test rows with
+// it.
+func encodeSplit(d *sessionData, trainRows, testRows []int, missing []string, t fitTarget) (encodedSplit, error) {
+	pipe := fitPipeline(d.frame, d.cols, trainRows, missing, t)
+	sp := encodedSplit{pipe: pipe}
 	sp.features, sp.discrete = pipe.Features()
 	if len(sp.features) == 0 {
-		return sp, &Error{Kind: Invalid, Msg: "No feature column has a value in the training rows."}
+		msg := "No feature column has a value in the training rows."
+		if len(pipe.texts) > 0 {
+			msg = "No feature column has a value in the training rows, and no text column has a word that occurs in at least 2 and at most 95% of them and varies with the target."
+		}
+		return sp, &Error{Kind: Invalid, Msg: msg}
 	}
 	var err error
 	if sp.xTrain, err = pipe.encode(d.frame, trainRows); err != nil {
@@ -303,16 +309,31 @@ func (e *Engine) createResults(ctx context.Context, q string, err error, what st
 	return nil
 }
 
-// textColumnWarnings says which text features a model session leaves
-// out until vocabularies exist.
-func textColumnWarnings(s Session) []Message {
-	var msgs []Message
-	for _, c := range s.Columns {
-		if c.DataType == columnar.Text && (c.Role == columnar.RoleFeature || c.Role == "") {
-			msgs = append(msgs, Message{"warning", fmt.Sprintf("Text column %s is not used yet: text features arrive with vocabularies.", c.Name)})
-		}
+// importance is the feature importance of §9 of the training part,
+// y its target: measured on the encoded columns, except the text columns'
+// words, which come at the end of the matrix and keep the importance
+// their column selected them by (text.Importance, the same definition
+// computed on the sparse TF-IDF matrix: the k-NN estimator over up to
+// maxTextTerms columns per text column would cost more than the contest).
+func (sp encodedSplit) importance(y []float64, targetDiscrete bool, seed uint64, workers int) []float64 {
+	textWidth := 0
+	for _, tf := range sp.pipe.texts {
+		textWidth += len(tf.terms)
 	}
-	return msgs
+	n, width := sp.xTrain.Dims()
+	m := width - textWidth
+	var out []float64
+	if m > 0 {
+		x := sp.xTrain
+		if textWidth > 0 {
+			x = mat.DenseCopyOf(sp.xTrain.Slice(0, n, 0, m))
+		}
+		out = stats.FeatureImportance(x, y, sp.discrete[:m], targetDiscrete, seed, workers)
+	}
+	for _, tf := range sp.pipe.texts {
+		out = append(out, tf.importance...)
+	}
+	return out
 }
 
 // contestantOf is how one model-session candidate fared, as stored: its
@@ -520,6 +541,9 @@ type completion struct {
 	preds       []contest.Result[regressionFit]
 	messages    []Message
 	model       []byte
+	// texts are the saved model's text columns, whose vocabularies the
+	// session stores.
+	texts []textFit
 	// writePredictions, when set, stores the test predictions instead of
 	// preds (classification: labels, class scores, confusion matrix).
 	writePredictions func(ctx context.Context) error
@@ -560,6 +584,9 @@ func (e *Engine) completeModelSession(ctx context.Context, s Session, c completi
 			return err
 		}
 		if err := e.finishSession(ctx, s.ID, modelID.String(), champ.Algorithm, champ.Metrics, champ.ID, supports); err != nil {
+			return err
+		}
+		if err := e.saveVocabularies(ctx, s, now, c.texts); err != nil {
 			return err
 		}
 		for _, m := range c.messages {

@@ -429,9 +429,9 @@ func (e *Engine) checkModelData(ctx context.Context, s *Session) error {
 }
 
 // isFeature says whether a model session uses a column as input: features
-// and columns without a role (MODELLING §1.1); text waits for vocabularies.
+// and columns without a role (MODELLING §1.1), text included (§10).
 func isFeature(c columnar.Column) bool {
-	return (c.Role == columnar.RoleFeature || c.Role == "") && c.DataType != columnar.Text
+	return c.Role == columnar.RoleFeature || c.Role == ""
 }
 
 // Session returns a session by id.

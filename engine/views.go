@@ -730,8 +730,8 @@ func (e *Engine) countViewRows(ctx context.Context, name string, rng sqlgen.Rang
 	return n, scanOne(r, &n)
 }
 
-// DeleteView removes a view (REFERENCE §4.4). Its sessions and models
-// are removed with it when cascade names them.
+// DeleteView removes a view (REFERENCE §4.4). Its sessions, models and
+// vocabularies are removed with it when cascade names them.
 func (e *Engine) DeleteView(ctx context.Context, name string, c Cascade) error {
 	stored, ok, err := e.loadView(ctx, name)
 	if err != nil {

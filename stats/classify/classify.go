@@ -91,11 +91,24 @@ var unmarshalers = map[string]func([]byte) (Model, error){}
 // algorithm's file calls it from an init function. It panics on a
 // duplicate key.
 func register(rank int, a Algorithm, decode func([]byte) (Model, error)) {
+	lineup = addAlgorithm(lineup, rank, a, decode)
+}
+
+// registerText adds an algorithm that runs only in sessions with text
+// features (TextAlgorithms) at its rank among those, with the decoder of
+// its models, so a saved model loads whatever the session's line-up was.
+// It panics on a duplicate key.
+func registerText(rank int, a Algorithm, decode func([]byte) (Model, error)) {
+	textLineup = addAlgorithm(textLineup, rank, a, decode)
+}
+
+// addAlgorithm records a's decoder and returns to with a appended.
+func addAlgorithm(to []ranked, rank int, a Algorithm, decode func([]byte) (Model, error)) []ranked {
 	if _, dup := unmarshalers[a.Key()]; dup {
 		panic("classify: duplicate model key " + a.Key())
 	}
 	unmarshalers[a.Key()] = decode
-	lineup = append(lineup, ranked{rank, a})
+	return append(to, ranked{rank, a})
 }
 
 // Unmarshal decodes bytes written by a Model's MarshalBinary: the key
@@ -129,9 +142,33 @@ func StratifiedFolds(y []int, nClasses, k int, rng *rand.Rand) []int {
 }
 
 // Algorithms is the classification line-up of MODELLING §7.6, in its
-// order (simpler models first, so they win ties in the contest).
-func Algorithms() []Algorithm {
-	rs := slices.SortedFunc(slices.Values(lineup), func(a, b ranked) int { return a.rank - b.rank })
+// order (simpler models first, so they win ties in the contest). It runs
+// in every classification session.
+func Algorithms() []Algorithm { return byRank(lineup) }
+
+// TextAlgorithms are the algorithms that join the line-up when the
+// session has text features (MODELLING §7.6: multinomial naive Bayes,
+// which models TF-IDF and count columns), in their order.
+func TextAlgorithms() []Algorithm { return byRank(textLineup) }
+
+// Lineup is a session's line-up: Algorithms, with TextAlgorithms merged
+// in at their ranks when the session has text features. A text algorithm
+// comes after the default one of the same rank (multinomial naive Bayes
+// right after Gaussian naive Bayes, MODELLING §7.6), so under the
+// contest's one-standard-error rule (contest.ChampionCV, earliest
+// candidate within one SE of the best) it stands where its simplicity
+// puts it, not behind the tree ensembles.
+func Lineup(text bool) []Algorithm {
+	if !text {
+		return Algorithms()
+	}
+	return byRank(append(slices.Clone(lineup), textLineup...))
+}
+
+// byRank returns the algorithms of rs by ascending rank, equal ranks in
+// rs's order.
+func byRank(rs []ranked) []Algorithm {
+	rs = slices.SortedStableFunc(slices.Values(rs), func(a, b ranked) int { return a.rank - b.rank })
 	out := make([]Algorithm, len(rs))
 	for i, r := range rs {
 		out[i] = r.a
@@ -145,5 +182,5 @@ type ranked struct {
 	a    Algorithm
 }
 
-// lineup is filled by register.
-var lineup []ranked
+// lineup and textLineup are filled by register and registerText.
+var lineup, textLineup []ranked

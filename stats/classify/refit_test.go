@@ -31,7 +31,7 @@ func TestRefitKeepsSearch(t *testing.T) {
 	sub := subset(d, rows)
 	sub.W = balanced(sub.Y, sub.K)
 	opt := classify.Options{Seed: 7, Workers: 2}
-	for _, a := range classify.Algorithms() {
+	for _, a := range append(classify.Algorithms(), classify.TextAlgorithms()...) {
 		t.Run(a.Key(), func(t *testing.T) {
 			m, err := a.Fit(d, opt)
 			if err != nil {
@@ -58,6 +58,8 @@ func TestRefitKeepsSearch(t *testing.T) {
 				want, err = classify.FitLogisticAt(a.Key(), sub, fm.C())
 			case *classify.KNNModel:
 				want, err = classify.FitKNNAt(sub, fm.K(), fm.DistanceWeighted())
+			case *classify.MultinomialNBModel:
+				want, err = classify.FitMultinomialNBAt(sub, fm.Alpha())
 			}
 			if err != nil {
 				t.Fatalf("%s at Fit's hyper-parameters on 80 %% of wine: %v", a.Key(), err)
