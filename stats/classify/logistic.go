@@ -210,7 +210,7 @@ func fitLogisticAt(key string, d Data, c float64) (*LogisticModel, error) {
 // evaluation costs about 2·K multiply-adds per non-zero on the sparse
 // path against 2·K·p vectorised ones per row on the dense path, plus the
 // same K exponentials per row on both. On BenchmarkLogisticLoss (4 000 ×
-// 1 000, 6 classes) the sparse path took 0.07–0.1 of the dense path's
+// 1 000, 6 classes) the sparse path took 0.05–0.1 of the dense path's
 // time at 1.5 % non-zeros, 0.3 at 10 %, 0.45 at 20 %, 0.75 at 30 % and
 // 1.3 at 40 %; a quarter stays clear of the break-even near a third, and
 // there the CSR (12 bytes per non-zero) is under half the size of the
