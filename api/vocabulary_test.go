@@ -205,17 +205,7 @@ func TestVocabularyWords(t *testing.T) {
 func TestDeleteVocabularies(t *testing.T) {
 	s := newServer(t)
 	s.seedVocabularies(t, [2]string{"a", "dataSet"}, [2]string{"a", "dataSet"}, [2]string{"b", "view"}, [2]string{"b", "view"}, [2]string{"c", "dataSet"})
-	remaining := func(want ...int) {
-		t.Helper()
-		ids, _ := s.listVocabularies(t, "sortBy=createdOnDate")
-		w := []string{}
-		for _, n := range want {
-			w = append(w, vocabID(n))
-		}
-		if !slices.Equal(ids, w) {
-			t.Errorf("vocabularies = %q, want %q", ids, w)
-		}
-	}
+	remaining := func(want ...int) { t.Helper(); s.wantVocabularies(t, want...) }
 
 	res := s.do(t, http.MethodDelete, "/v1/vocabulary", nil)
 	e := wantError(t, "DELETE /vocabulary", res, http.StatusBadRequest, "SomeParametersRequired", "")
@@ -269,17 +259,7 @@ func TestVocabularyCascade(t *testing.T) {
 		}
 	}
 	s.seedVocabularies(t, [2]string{"tweets", "dataSet"}, [2]string{"tweetview", "view"}, [2]string{"essays", "dataSet"}, [2]string{"essayview", "view"})
-	left := func(want ...int) {
-		t.Helper()
-		ids, _ := s.listVocabularies(t, "sortBy=createdOnDate")
-		w := []string{}
-		for _, n := range want {
-			w = append(w, vocabID(n))
-		}
-		if !slices.Equal(ids, w) {
-			t.Errorf("vocabularies = %q, want %q", ids, w)
-		}
-	}
+	left := func(want ...int) { t.Helper(); s.wantVocabularies(t, want...) }
 	for _, c := range []struct {
 		path string
 		left []int
@@ -384,4 +364,18 @@ func FuzzVocabularyParams(f *testing.F) {
 			}
 		}
 	})
+}
+
+// wantVocabularies checks that the vocabularies left, oldest first, are
+// those numbered want (vocabID).
+func (s *testServer) wantVocabularies(t testing.TB, want ...int) {
+	t.Helper()
+	ids, _ := s.listVocabularies(t, "sortBy=createdOnDate")
+	w := []string{}
+	for _, n := range want {
+		w = append(w, vocabID(n))
+	}
+	if !slices.Equal(ids, w) {
+		t.Errorf("vocabularies = %q, want %q", ids, w)
+	}
 }

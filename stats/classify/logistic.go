@@ -176,18 +176,7 @@ func fitLogisticCV(key string, d Data, opt Options) (Model, error) {
 			}
 		}
 	})
-	best, bestLoss := 0, math.Inf(1)
-	total := floats.Sum(wsum)
-	for ci := range cs {
-		var s float64
-		for f := range loss {
-			s += loss[f][ci]
-		}
-		if s /= total; s < bestLoss {
-			best, bestLoss = ci, s
-		}
-	}
-	return fitLogisticAt(key, full, cs[best])
+	return fitLogisticAt(key, full, cs[lowestCVLoss(loss, wsum)])
 }
 
 // fitLogisticAt fits at a fixed C on all of d, from zero.
@@ -773,4 +762,22 @@ func unmarshalLogistic(key string) func([]byte) (Model, error) {
 		}
 		return newLogisticModel(key, c, k, st, theta), nil
 	}
+}
+
+// lowestCVLoss is the grid point of a cross-validated search with the
+// lowest mean loss: loss[f][g] is fold f's summed weighted loss at grid
+// point g, wsum[f] its validation weight. Ties go to the earlier point.
+func lowestCVLoss(loss [][]float64, wsum []float64) int {
+	best, bestLoss := 0, math.Inf(1)
+	total := floats.Sum(wsum)
+	for g := range loss[0] {
+		var s float64
+		for f := range loss {
+			s += loss[f][g]
+		}
+		if s /= total; s < bestLoss {
+			best, bestLoss = g, s
+		}
+	}
+	return best
 }
