@@ -70,6 +70,7 @@ fuzz:
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzImportRequest$$' -fuzztime $(FUZZTIME) ./api
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzViewRequest$$' -fuzztime $(FUZZTIME) ./api
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzSessionRequest$$' -fuzztime $(FUZZTIME) ./api
+	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzVocabularyParams$$' -fuzztime $(FUZZTIME) ./api
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzPredictBody$$' -fuzztime $(FUZZTIME) ./api
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzTimeSeriesRequest$$' -fuzztime $(FUZZTIME) ./api
 	go test -tags '$(TAGS)' -run '^$$' -fuzz '^FuzzClassifierPredictBody$$' -fuzztime $(FUZZTIME) ./api

@@ -141,6 +141,18 @@ func TestTextClassificationSession(t *testing.T) {
 	if pred.Data[1]["review"] != "simmer the garlic in butter, then the oven" || pred.Data[3]["topic"] == "" {
 		t.Errorf("predict echo = %v", pred.Data)
 	}
+
+	// Invalid UTF-8 in a CSV predict body: the tokeniser splits on the bad
+	// bytes, the row is predicted.
+	res = s.do(t, http.MethodPost, "/v1/models/"+done.ModelID+"/predict", "review,noise\n\xffgoal\xfe team striker,2\n", "Content-Type", "text/csv")
+	if res.status != http.StatusOK {
+		t.Fatalf("predict invalid UTF-8 = %d %s", res.status, res.body)
+	}
+	if p := decode[struct {
+		Data []map[string]string `json:"data"`
+	}](t, res); len(p.Data) != 1 || p.Data[0]["topic"] != "sport" {
+		t.Errorf("predict invalid UTF-8 = %s", res.body)
+	}
 }
 
 // TestTextRegressionAndAnomalies: text features in the other two model

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -204,17 +205,7 @@ func TestVocabularyWords(t *testing.T) {
 func TestDeleteVocabularies(t *testing.T) {
 	s := newServer(t)
 	s.seedVocabularies(t, [2]string{"a", "dataSet"}, [2]string{"a", "dataSet"}, [2]string{"b", "view"}, [2]string{"b", "view"}, [2]string{"c", "dataSet"})
-	remaining := func(want ...int) {
-		t.Helper()
-		ids, _ := s.listVocabularies(t, "sortBy=createdOnDate")
-		w := []string{}
-		for _, n := range want {
-			w = append(w, vocabID(n))
-		}
-		if !slices.Equal(ids, w) {
-			t.Errorf("vocabularies = %q, want %q", ids, w)
-		}
-	}
+	remaining := func(want ...int) { t.Helper(); s.wantVocabularies(t, want...) }
 
 	res := s.do(t, http.MethodDelete, "/v1/vocabulary", nil)
 	e := wantError(t, "DELETE /vocabulary", res, http.StatusBadRequest, "SomeParametersRequired", "")
@@ -268,17 +259,7 @@ func TestVocabularyCascade(t *testing.T) {
 		}
 	}
 	s.seedVocabularies(t, [2]string{"tweets", "dataSet"}, [2]string{"tweetview", "view"}, [2]string{"essays", "dataSet"}, [2]string{"essayview", "view"})
-	left := func(want ...int) {
-		t.Helper()
-		ids, _ := s.listVocabularies(t, "sortBy=createdOnDate")
-		w := []string{}
-		for _, n := range want {
-			w = append(w, vocabID(n))
-		}
-		if !slices.Equal(ids, w) {
-			t.Errorf("vocabularies = %q, want %q", ids, w)
-		}
-	}
+	left := func(want ...int) { t.Helper(); s.wantVocabularies(t, want...) }
 	for _, c := range []struct {
 		path string
 		left []int
@@ -335,5 +316,66 @@ func TestSessionVocabulariesLink(t *testing.T) {
 	res = s.do(t, http.MethodGet, "/v1/sessions/"+plain.SessionID+"/results", nil)
 	if strings.Contains(string(res.body), `"vocabularies"`) || hasLink(plain.Links, "") {
 		t.Errorf("a session without text links to vocabularies: %s", res.body)
+	}
+}
+
+// FuzzVocabularyParams sends arbitrary query strings to the four
+// vocabulary endpoints (the last one deletes, so it goes to an unknown
+// id): the answer is never a 5xx, and a GET that succeeds pages within
+// the counts.
+func FuzzVocabularyParams(f *testing.F) {
+	for _, seed := range []string{
+		"", "type=word", "type=StopWord&page=1&pageSize=2", "type=stop_word", "type=%00", "dataSource=a&createdFromSession=x",
+		"createdFromSessionid=" + sessionID(1), "created_from_session=" + sessionID(2) + "&dataSourceName=AirlineTweets",
+		"vocabularyId=" + vocabID(9), "sortBy=createdOnDate&sortOrder=desc", "page=2147483647&pageSize=1000", "pageSize=-1",
+	} {
+		f.Add(seed)
+	}
+	s := newServer(f)
+	s.seedVocabularies(f, [2]string{"AirlineTweets", "dataSet"})
+	f.Fuzz(func(t *testing.T, query string) {
+		for _, c := range []struct{ method, path string }{
+			{http.MethodGet, "/v1/vocabulary"}, {http.MethodGet, "/v1/vocabulary/" + vocabID(1)},
+			{http.MethodDelete, "/v1/vocabulary/" + vocabID(9)}, {http.MethodDelete, "/v1/vocabulary?vocabularyId=" + vocabID(9) + "&"},
+		} {
+			u := s.URL + c.path
+			if strings.Contains(c.path, "?") {
+				u += query
+			} else {
+				u += "?" + query
+			}
+			req, err := http.NewRequestWithContext(t.Context(), c.method, u, nil)
+			if err != nil {
+				return // not a URL the client can send
+			}
+			req.Header.Set("api-key", "test-key")
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return // the client refuses some raw queries (control bytes)
+			}
+			var p pageJSON
+			err = json.NewDecoder(res.Body).Decode(&p)
+			res.Body.Close()
+			if res.StatusCode >= 500 {
+				t.Errorf("%s %s = %d, want < 500", c.method, u, res.StatusCode)
+			}
+			if c.method == http.MethodGet && res.StatusCode == http.StatusOK && (err != nil || p.TotalCount > 7 || p.PageSize < 1 || p.PageSize > 1000) {
+				t.Errorf("%s %s = envelope %+v, %v", c.method, u, p, err)
+			}
+		}
+	})
+}
+
+// wantVocabularies checks that the vocabularies left, oldest first, are
+// those numbered want (vocabID).
+func (s *testServer) wantVocabularies(t testing.TB, want ...int) {
+	t.Helper()
+	ids, _ := s.listVocabularies(t, "sortBy=createdOnDate")
+	w := []string{}
+	for _, n := range want {
+		w = append(w, vocabID(n))
+	}
+	if !slices.Equal(ids, w) {
+		t.Errorf("vocabularies = %q, want %q", ids, w)
 	}
 }

@@ -70,7 +70,7 @@ func checkAnomalyData(s *Session, rows int64) error {
 		}
 	}
 	if features == 0 {
-		return MetadataError(map[string][]string{"columns": {"An anomalies session needs at least one feature column (numeric, logical, string or date)."}})
+		return MetadataError(map[string][]string{"columns": {"An anomalies session needs at least one feature column (numeric, logical, string, text or date)."}})
 	}
 	if rows < minModelRows {
 		return &Error{Kind: Invalid, Msg: fmt.Sprintf("The data source has %d rows; an anomalies session needs at least %d.", rows, minModelRows),

@@ -97,7 +97,8 @@ func (e *Engine) Model(ctx context.Context, id string) (Model, error) {
 	return ms[0], nil
 }
 
-// DeleteModel removes a model.
+// DeleteModel removes a model, and the vocabularies it encoded text with
+// when the session that built them is gone too (dropUnusedVocabularies).
 func (e *Engine) DeleteModel(ctx context.Context, id string) error {
 	m, err := e.Model(ctx, id)
 	if err != nil {

@@ -512,7 +512,9 @@ func (e *Engine) ListSessions(ctx context.Context, q SessionQuery) ([]Session, i
 }
 
 // DeleteSession removes a session, its results and contest (REFERENCE
-// §6.9). The model it built stays: models have their own delete. A session
+// §6.9). The model it built stays: models have their own delete; so do the
+// vocabularies of its text columns while that model remains, since the
+// model encodes text with them (dropUnusedVocabularies). A session
 // still running is cancelled first: it disappears at once and its worker
 // stops at its next step.
 func (e *Engine) DeleteSession(ctx context.Context, id string) error {

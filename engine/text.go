@@ -154,12 +154,16 @@ func vocabularyWords(v *text.Vocabulary) []VocabularyWord {
 // text columns (REFERENCE §11.5: one per text column per session, a new
 // one on every run).
 func (e *Engine) saveVocabularies(ctx context.Context, s Session, at time.Time, texts []textFit) error {
+	kind := SourceDataSet
+	if s.sourceIsView {
+		kind = SourceView
+	}
 	for _, tf := range texts {
 		id, err := uuid.NewV7()
 		if err != nil {
 			return err
 		}
-		v := Vocabulary{ID: id.String(), DataSourceName: s.DataSourceName, DataSourceType: s.sourceType(), ColumnName: tf.column, SessionID: s.ID, CreatedOn: at}
+		v := Vocabulary{ID: id.String(), DataSourceName: s.DataSourceName, DataSourceType: kind, ColumnName: tf.column, SessionID: s.ID, CreatedOn: at}
 		if err := e.saveVocabulary(ctx, v, vocabularyWords(tf.vocab)); err != nil {
 			return fmt.Errorf("save the vocabulary of %s: %w", tf.column, err)
 		}

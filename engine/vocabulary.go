@@ -45,14 +45,6 @@ func (s Session) UsesText() bool {
 	return false
 }
 
-// sourceType is the dataSourceType of s's data source.
-func (s Session) sourceType() string {
-	if s.sourceIsView {
-		return SourceView
-	}
-	return SourceDataSet
-}
-
 // VocabularyQuery selects vocabularies (REFERENCE §8.6, §8.8): every
 // non-empty field narrows the selection. DataSource matches a dataset or
 // view name in any case; Session and ID must be UUIDs.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -172,6 +173,25 @@ func TestVocabularyEmptyAndDefaults(t *testing.T) {
 	_, ws, n, err := e.VocabularyWords(ctx, vs[0].ID, "", 50, 0)
 	if err != nil || n != 0 || ws == nil || len(ws) != 0 {
 		t.Errorf("VocabularyWords(empty) = %v, %d, %v, want [], 0", ws, n, err)
+	}
+
+	// Saved inside the caller's transaction, words included, it goes with
+	// the transaction's rollback.
+	boom := errors.New("boom")
+	err = e.store.Tx(ctx, func(ctx context.Context) error {
+		if err := e.saveVocabulary(ctx, Vocabulary{ID: vid(7), DataSourceName: "d", DataSourceType: SourceDataSet, ColumnName: "c", SessionID: sid(1)}, vocabWords()); err != nil {
+			return err
+		}
+		if _, _, n, err := e.VocabularyWords(ctx, vid(7), "", 50, 0); err != nil || n != len(vocabWords()) {
+			t.Errorf("VocabularyWords inside the transaction = %d, %v, want %d", n, err, len(vocabWords()))
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("Tx = %v, want boom", err)
+	}
+	if _, _, _, err := e.VocabularyWords(ctx, vid(7), "", 50, 0); err == nil || wordRows(t, e) != 0 {
+		t.Errorf("after the rollback: VocabularyWords = %v, %d words stored; want not found and none", err, wordRows(t, e))
 	}
 }
 

@@ -129,18 +129,7 @@ func (MultinomialNB) Fit(d Data, opt Options) (Model, error) {
 			}
 		}
 	})
-	best, bestLoss := 0, math.Inf(1)
-	total := floats.Sum(wsum)
-	for ai := range alphas {
-		var s float64
-		for f := range loss {
-			s += loss[f][ai]
-		}
-		if s /= total; s < bestLoss {
-			best, bestLoss = ai, s
-		}
-	}
-	return fitMultinomialNBAt(d, alphas[best])
+	return fitMultinomialNBAt(d, alphas[lowestCVLoss(loss, wsum)])
 }
 
 // fitMultinomialNBAt fits at a fixed α on all of d.
