@@ -574,7 +574,7 @@ func textFold(ctx context.Context, cfg Config, c *Client, t *TextCorpus, k int, 
 }
 
 // textChecks evaluates the text workload: our mean macro-F1 over every
-// fold and run against the better scikit-learn pipeline's mean over the
+// fold and run against the best scikit-learn pipeline's mean over the
 // folds, with notes on the per-fold figures and the times of both sides.
 func textChecks(results []Result) []Check {
 	w := "Text/" + textSet
@@ -645,7 +645,7 @@ func textChecks(results []Result) []Check {
 			Detail: fmt.Sprintf("mean %.4f; fit+predict %s summed over %d folds (%s predicting)", mean(vs), secs(sum(wall)), len(vs), secs(predict))})
 	}
 	if len(ours) > 0 && bestKey != "" {
-		// One run's sessions against one pass of the better pipeline.
+		// One run's sessions against one pass of the best pipeline.
 		folds := len(values(results, modelName(bestKey), UnitMacroF1))
 		oursTime := mean(elapsedSeconds(results, ourName)) * float64(folds)
 		theirs := sum(elapsedSeconds(results, modelName(bestKey)))
