@@ -296,15 +296,12 @@ type TextReport struct {
 
 // TextModel is one scikit-learn pipeline of a [TextReport].
 type TextModel struct {
-	Key            string    `json:"key"`       // logistic_regression, multinomial_nb
-	Estimator      string    `json:"estimator"` // its class names
-	MacroF1        []float64 `json:"macroF1"`   // per fold
-	FitSeconds     []float64 `json:"fitSeconds"`
+	// ClassModel holds the key (logistic_regression, multinomial_nb,
+	// logistic_regression_balanced), the pipeline's class names, and the
+	// fold macro-F1 scores and fit times.
+	ClassModel
 	PredictSeconds []float64 `json:"predictSeconds"`
 }
-
-// MeanF1 is the mean of the pipeline's fold macro-F1 scores.
-func (m TextModel) MeanF1() float64 { return mean(m.MacroF1) }
 
 // ParseTextReport decodes a text.py document and checks that it is
 // complete: at least two classes, folds that split the rows, every model
