@@ -204,6 +204,20 @@ type ClassModel struct {
 // MeanF1 is the mean of the model's fold macro-F1 scores.
 func (m ClassModel) MeanF1() float64 { return mean(m.MacroF1) }
 
+// check says what is wrong with a model's figures for n folds: it needs a
+// key, and one macro-F1 in [0, 1] and one fit time per fold.
+func (m ClassModel) check(n int) error {
+	if m.Key == "" || len(m.MacroF1) != n || len(m.FitSeconds) != n {
+		return fmt.Errorf("model %q has %d macro-F1 and %d fit times, want %d of each", m.Key, len(m.MacroF1), len(m.FitSeconds), n)
+	}
+	for _, v := range m.MacroF1 {
+		if !(v >= 0 && v <= 1) {
+			return fmt.Errorf("model %q: macro-F1 %v outside [0, 1]", m.Key, v)
+		}
+	}
+	return nil
+}
+
 // ParseClassReport decodes a classification.py document and checks that
 // it is complete: at least two classes, every fold with test rows within
 // Rows, every model with one macro-F1 in [0, 1] and one fit time per fold.
@@ -234,15 +248,8 @@ func ParseClassReport(r io.Reader) (*ClassReport, error) {
 		}
 	}
 	for _, m := range rep.Models {
-		if m.Key == "" || len(m.MacroF1) != len(rep.Folds) || len(m.FitSeconds) != len(rep.Folds) {
-			errs = append(errs, fmt.Errorf("model %q has %d macro-F1 and %d fit times, want %d of each", m.Key, len(m.MacroF1), len(m.FitSeconds), len(rep.Folds)))
-			continue
-		}
-		for _, v := range m.MacroF1 {
-			if !(v >= 0 && v <= 1) {
-				errs = append(errs, fmt.Errorf("model %q: macro-F1 %v outside [0, 1]", m.Key, v))
-				break
-			}
+		if err := m.check(len(rep.Folds)); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -330,17 +330,10 @@ func ParseTextReport(r io.Reader) (*TextReport, error) {
 		errs = append(errs, fmt.Errorf("the folds test %d rows of %d", tested, rep.Rows))
 	}
 	for _, m := range rep.Models {
-		n := len(rep.Folds)
-		if m.Key == "" || len(m.MacroF1) != n || len(m.FitSeconds) != n || len(m.PredictSeconds) != n {
-			errs = append(errs, fmt.Errorf("model %q has %d macro-F1, %d fit and %d predict times, want %d of each",
-				m.Key, len(m.MacroF1), len(m.FitSeconds), len(m.PredictSeconds), n))
-			continue
-		}
-		for _, v := range m.MacroF1 {
-			if !(v >= 0 && v <= 1) {
-				errs = append(errs, fmt.Errorf("model %q: macro-F1 %v outside [0, 1]", m.Key, v))
-				break
-			}
+		if err := m.check(len(rep.Folds)); err != nil {
+			errs = append(errs, err)
+		} else if len(m.PredictSeconds) != len(rep.Folds) {
+			errs = append(errs, fmt.Errorf("model %q has %d predict times, want %d", m.Key, len(m.PredictSeconds), len(rep.Folds)))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
