@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"math"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -75,7 +74,8 @@ func (s *Server) putDataset(w http.ResponseWriter, r *http.Request, p httprouter
 }
 
 // getDataset answers GET /data/{name} (REFERENCE §3.3): a page of rows as
-// JSON, or as CSV for Accept: text/csv (readRowsParams).
+// JSON, or, by Accept, as CSV, an Arrow IPC stream or a Parquet file,
+// which hold every row unless page or pageSize is given (readRowsParams).
 func (s *Server) getDataset(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
 	name := p.ByName("name")
 	return s.cachedPage(w, r, name, func(w http.ResponseWriter, r *http.Request) error { return s.renderDataset(w, r, name) })
@@ -139,7 +139,7 @@ func (s *Server) renderDataset(w http.ResponseWriter, r *http.Request, name stri
 		b.Write(mv)
 	}
 	b.WriteString(`,"messages":[]`)
-	return s.writeRowsBody(w, r, rows, rp.csv, tf, b.Bytes(), pgEnv)
+	return s.writeRowsBody(w, r, rows, rp.format, tf, b.Bytes(), pgEnv)
 }
 
 // streamError logs an error met after the response started: the status is
@@ -152,17 +152,9 @@ func (s *Server) streamError(r *http.Request, err error) error {
 	return nil
 }
 
-// wantsCSV reports whether the Accept header asks for CSV; anything else
-// means JSON (REFERENCE §1.2: never 406).
-func wantsCSV(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
-		mt, _, _ := mime.ParseMediaType(strings.TrimSpace(part))
-		if strings.EqualFold(mt, "text/csv") {
-			return true
-		}
-	}
-	return false
-}
+// wantsCSV reports whether the Accept header asks for CSV
+// (acceptedFormat); anything else means JSON (REFERENCE §1.2: never 406).
+func wantsCSV(r *http.Request) bool { return acceptedFormat(r) == formatCSV }
 
 // deleteDataset answers DELETE /data/{name} (REFERENCE §3.4).
 func (s *Server) deleteDataset(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {

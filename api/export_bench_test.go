@@ -1,0 +1,68 @@
+package api_test
+
+import (
+	"flag"
+	"io"
+	"net/http"
+	"path/filepath"
+	"testing"
+
+	"github.com/vaticml/vatic/bench"
+)
+
+var exportRows = flag.Int("export-rows", 2_000_000, "rows of the dataset BenchmarkExport exports")
+
+// BenchmarkExport is GET /data/{name} of the benchmark table (bench's
+// generated shape: a timestamp, five numbers, two short strings; 2 M rows
+// unless -export-rows says otherwise) through the real stack and a
+// loopback HTTP connection, whole, as an Arrow IPC stream, as Parquet and
+// as CSV; and, as the anchor on the same table in the same run, DuckDB's
+// own COPY … TO a Parquet and a CSV file. Rows/s is what to compare:
+//
+//	go test -tags duckdb_arrow -run '^$' -bench Export -benchtime 3x ./api
+func BenchmarkExport(b *testing.B) {
+	s := newServer(b)
+	rows := *exportRows
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(bench.WriteCSV(pw, rows, 1)) }()
+	if res := s.do(b, http.MethodPut, "/v1/data/bench", pr, "Content-Type", "text/csv"); res.status != http.StatusCreated {
+		b.Fatalf("PUT bench = %d %s", res.status, res.body)
+	}
+	for _, f := range []struct{ name, accept string }{
+		{"arrow", acceptArrow}, {"parquet", acceptParquet}, {"csv", "text/csv"},
+	} {
+		b.Run(f.name, func(b *testing.B) {
+			var size int64
+			for b.Loop() {
+				req, _ := http.NewRequestWithContext(b.Context(), http.MethodGet, s.URL+"/v1/data/bench", nil)
+				req.Header.Set("api-key", "test-key")
+				req.Header.Set("Accept", f.accept)
+				res, err := http.DefaultClient.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				size, err = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if err != nil || res.StatusCode != http.StatusOK {
+					b.Fatalf("GET %s = %d, %v", f.name, res.StatusCode, err)
+				}
+			}
+			b.ReportMetric(float64(b.N)*float64(rows)/b.Elapsed().Seconds(), "rows/s")
+			b.ReportMetric(float64(size), "bytes")
+		})
+	}
+	dir := b.TempDir()
+	for _, f := range []struct{ name, options string }{
+		{"duckdb-copy-parquet", "FORMAT parquet"}, {"duckdb-copy-csv", "FORMAT csv"},
+	} {
+		b.Run(f.name, func(b *testing.B) {
+			path := filepath.Join(dir, f.name)
+			for b.Loop() {
+				if _, err := s.store.Exec(b.Context(), "COPY (SELECT * FROM data.bench) TO '"+path+"' ("+f.options+")"); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)*float64(rows)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
