@@ -1,0 +1,320 @@
+package ingest
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// NewArrowStream returns a Reader of the Arrow IPC stream in r (the
+// streaming format, application/vnd.apache.arrow.stream). The schema
+// message is read here: a stream that is not one, a column of an
+// unsupported type or one whose type does not fit its declared type
+// (Options.Declared) is a *ParseError returned at once. Batches are cut
+// to at most Options.BatchRows rows and converted to Vatic's types (see
+// arrowConv); a batch that is truncated or corrupt is a *ParseError from
+// Err. Memory is bounded by one incoming batch, which the sender sizes,
+// and never exceeds what the sender actually sent (ipcMessages).
+func NewArrowStream(r io.Reader, opts Options) (*Reader, error) {
+	opts = opts.withDefaults()
+	cr := &countReader{r: r}
+	mr := &ipcMessages{r: cr, mem: opts.Allocator}
+	mr.refs.Add(1) // the ipc.Reader's
+	ir, err := ipc.NewReaderFromMessageReader(mr, ipc.WithAllocator(opts.Allocator))
+	if err != nil {
+		return nil, cr.fail("Arrow IPC stream", err)
+	}
+	conv, cols, err := newArrowConv(ir.Schema(), opts)
+	if err != nil {
+		ir.Release()
+		return nil, err
+	}
+	rd := &Reader{cols: cols, schema: conv.schema}
+	var cur arrow.RecordBatch // the incoming batch being cut
+	var off int64             // rows of cur emitted
+	var counted int64         // input bytes attributed to emitted rows
+	rd.next = func() (arrow.RecordBatch, error) {
+		for cur == nil || off == cur.NumRows() {
+			if cur != nil {
+				cur.Release()
+				cur = nil
+			}
+			if !ir.Next() {
+				if err := ir.Err(); err != nil {
+					return nil, cr.fail("Arrow IPC stream", err)
+				}
+				return nil, nil
+			}
+			cur, off = ir.RecordBatch(), 0
+			cur.Retain()
+			if err := conv.check(cur); err != nil {
+				return nil, err
+			}
+		}
+		// Each slice is converted on its own, so that a column that
+		// is allocated whole (a null-typed one, which the stream holds
+		// no bytes for) costs at most BatchRows rows at a time.
+		end := min(off+int64(opts.BatchRows), cur.NumRows())
+		src := cur
+		if off > 0 || end < cur.NumRows() {
+			src = cur.NewSlice(off, end)
+			defer src.Release()
+		}
+		out, err := conv.convert(src, rd.rows)
+		if err != nil {
+			return nil, err
+		}
+		off = end
+		rd.rows += out.NumRows()
+		rd.bytes += cr.n - counted
+		counted = cr.n
+		return out, nil
+	}
+	rd.stop = func() {
+		if cur != nil {
+			cur.Release()
+			cur = nil
+		}
+		ir.Release()
+	}
+	return rd, nil
+}
+
+// ipcMessages reads the messages of an IPC stream. arrow-go's own reader
+// allocates a message's metadata and body at the sizes the stream
+// declares before reading them, so a few bytes claiming a 256 MiB body
+// would cost 256 MiB; this one grows each buffer as the bytes arrive,
+// so memory follows what the client actually sent. Panics of arrow-go's
+// flatbuffer accessors on malformed metadata are caught by the ipc.Reader
+// that calls Message.
+type ipcMessages struct {
+	r    io.Reader
+	mem  memory.Allocator
+	cur  *ipc.Message
+	refs atomic.Int64
+}
+
+// maxIPCMetadata bounds a message's metadata (a schema of MaxColumns
+// fields is far smaller).
+const maxIPCMetadata = 64 << 20
+
+func (m *ipcMessages) Message() (*ipc.Message, error) {
+	if m.cur != nil {
+		m.cur.Release()
+		m.cur = nil
+	}
+	var hdr [4]byte
+	if _, err := io.ReadFull(m.r, hdr[:]); err != nil {
+		// A stream may end without its end-of-stream marker.
+		return nil, err
+	}
+	n := binary.LittleEndian.Uint32(hdr[:])
+	if n == 0xffffffff {
+		if _, err := io.ReadFull(m.r, hdr[:]); err != nil {
+			return nil, unexpectedEOF(err)
+		}
+		n = binary.LittleEndian.Uint32(hdr[:])
+	}
+	if n == 0 {
+		return nil, io.EOF
+	}
+	if n < 4 || n > maxIPCMetadata {
+		return nil, fmt.Errorf("invalid message metadata length %d", n)
+	}
+	meta, err := readGrowing(m.r, m.mem, int64(n))
+	if err != nil {
+		return nil, err
+	}
+	defer meta.Release()
+	empty := memory.NewResizableBuffer(m.mem)
+	defer empty.Release()
+	probe := ipc.NewMessage(meta, empty)
+	size := probe.BodyLen()
+	probe.Release()
+	if size < 0 {
+		return nil, fmt.Errorf("invalid message body length %d", size)
+	}
+	body, err := readGrowing(m.r, m.mem, size)
+	if err != nil {
+		return nil, err
+	}
+	defer body.Release()
+	m.cur = ipc.NewMessage(meta, body)
+	return m.cur, nil
+}
+
+// readGrowing reads exactly n bytes into a buffer that doubles from 64 KiB
+// as they arrive.
+func readGrowing(r io.Reader, mem memory.Allocator, n int64) (*memory.Buffer, error) {
+	buf := memory.NewResizableBuffer(mem)
+	have := int64(0)
+	for have < n {
+		next := min(n, max(2*have, 64<<10))
+		buf.Resize(int(next))
+		if _, err := io.ReadFull(r, buf.Bytes()[have:next]); err != nil {
+			buf.Release()
+			return nil, unexpectedEOF(err)
+		}
+		have = next
+	}
+	buf.Resize(int(n))
+	return buf, nil
+}
+
+func unexpectedEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+func (m *ipcMessages) Retain() { m.refs.Add(1) }
+
+func (m *ipcMessages) Release() {
+	if m.refs.Add(-1) == 0 && m.cur != nil {
+		m.cur.Release()
+		m.cur = nil
+	}
+}
+
+// countReader counts the bytes read through it and keeps the first error
+// of the underlying reader other than io.EOF, so that a failure of the
+// source (the body's size cap, a broken connection) is told apart from a
+// malformed stream that arrow-go reports in its own words.
+type countReader struct {
+	r   io.Reader
+	n   int64
+	err error
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if err != nil && err != io.EOF && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// fail turns an error met while decoding into the Reader's error: the
+// source's own error when it failed, else a *ParseError.
+func (c *countReader) fail(what string, err error) error {
+	if c.err != nil {
+		return readError(c.err)
+	}
+	return &ParseError{Msg: fmt.Sprintf("not a valid %s: %v", what, err)}
+}
+
+// parquetSpoolPattern names the temporary files that hold Parquet bodies
+// (os.CreateTemp's pattern); RemoveSpools knows it.
+const parquetSpoolPattern = "vatic-ingest-*.parquet"
+
+// NewParquet returns a Reader of the Parquet file in r. A Parquet file is
+// read from its footer, so r is first copied to a temporary file in
+// Options.SpoolDir (removed by Release; the caller caps r's size); the
+// file is then read one row group at a time, in batches of at most
+// Options.BatchRows rows, so memory is bounded by a batch of one row
+// group, not by the file. A file that is not Parquet, a column of an
+// unsupported type (nested, binary, …) or one whose type does not fit its
+// declared type is a *ParseError returned here; corrupt pages are a
+// *ParseError from Err. Bytes counts the compressed size of the row
+// groups read.
+func NewParquet(r io.Reader, opts Options) (*Reader, error) {
+	opts = opts.withDefaults()
+	f, err := os.CreateTemp(opts.SpoolDir, parquetSpoolPattern)
+	if err != nil {
+		return nil, fmt.Errorf("ingest: spool Parquet: %w", err)
+	}
+	remove := func() {
+		f.Close()
+		os.Remove(f.Name())
+	}
+	w := bufio.NewWriterSize(f, 256<<10)
+	_, err = io.Copy(w, r)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		remove()
+		var werr *os.PathError
+		if errors.As(err, &werr) {
+			return nil, fmt.Errorf("ingest: spool Parquet: %w", err)
+		}
+		return nil, readError(err)
+	}
+	pf, err := file.NewParquetReader(f, file.WithReadProps(parquet.NewReaderProperties(opts.Allocator)))
+	if err != nil {
+		remove()
+		return nil, &ParseError{Msg: "not a valid Parquet file: " + err.Error()}
+	}
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(opts.BatchRows)}, opts.Allocator)
+	var schema *arrow.Schema
+	if err == nil {
+		schema, err = fr.Schema()
+	}
+	if err != nil {
+		remove()
+		return nil, &ParseError{Msg: "unsupported Parquet schema: " + err.Error()}
+	}
+	conv, cols, err := newArrowConv(schema, opts)
+	if err != nil {
+		remove()
+		return nil, err
+	}
+	rd := &Reader{cols: cols, schema: conv.schema}
+	var rr pqarrow.RecordReader
+	group := 0
+	corrupt := func(err error) error {
+		return &ParseError{Msg: fmt.Sprintf("corrupt Parquet row group %d: %v", group, err)}
+	}
+	rd.next = func() (arrow.RecordBatch, error) {
+		for {
+			if rr == nil {
+				if group == pf.NumRowGroups() {
+					return nil, nil
+				}
+				// A row group's rows count for its compressed bytes as it
+				// starts: Bytes then matches the file once all are read.
+				rd.bytes += pf.MetaData().RowGroup(group).TotalCompressedSize()
+				if rr, err = fr.GetRecordReader(context.Background(), nil, []int{group}); err != nil {
+					rr = nil
+					return nil, corrupt(err)
+				}
+			}
+			if rr.Next() {
+				rec, err := conv.convert(rr.RecordBatch(), rd.rows)
+				if err != nil {
+					return nil, err
+				}
+				rd.rows += rec.NumRows()
+				return rec, nil
+			}
+			if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
+				return nil, corrupt(err)
+			}
+			rr.Release()
+			rr = nil
+			group++
+		}
+	}
+	rd.stop = func() {
+		if rr != nil {
+			rr.Release()
+			rr = nil
+		}
+		remove()
+	}
+	return rd, nil
+}
