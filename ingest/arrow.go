@@ -2,7 +2,9 @@ package ingest
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -15,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
@@ -30,7 +33,7 @@ import (
 func NewArrowStream(r io.Reader, opts Options) (*Reader, error) {
 	opts = opts.withDefaults()
 	cr := &countReader{r: r}
-	mr := &ipcMessages{r: cr, mem: opts.Allocator}
+	mr := &ipcMessages{r: cr, mem: opts.Allocator, maxColumns: opts.MaxColumns}
 	mr.refs.Add(1) // the ipc.Reader's
 	ir, err := ipc.NewReaderFromMessageReader(mr, ipc.WithAllocator(opts.Allocator))
 	if err != nil {
@@ -95,15 +98,20 @@ func NewArrowStream(r io.Reader, opts Options) (*Reader, error) {
 // ipcMessages reads the messages of an IPC stream. arrow-go's own reader
 // allocates a message's metadata and body at the sizes the stream
 // declares before reading them, so a few bytes claiming a 256 MiB body
-// would cost 256 MiB; this one grows each buffer as the bytes arrive,
-// so memory follows what the client actually sent. Panics of arrow-go's
+// would cost 256 MiB; this one allocates at most as much as the client
+// has sent so far (at least 64 KiB) and grows each buffer as the bytes
+// arrive, so memory follows what the client actually sent: at most about
+// twice, and a regular stream's buffers are allocated once after its
+// first batches. Panics of arrow-go's
 // flatbuffer accessors on malformed metadata are caught by the ipc.Reader
-// that calls Message.
+// that calls Message; what they would allocate is bounded first
+// (checkSchemaMessage).
 type ipcMessages struct {
-	r    io.Reader
-	mem  memory.Allocator
-	cur  *ipc.Message
-	refs atomic.Int64
+	r          *countReader
+	mem        memory.Allocator
+	maxColumns int
+	cur        *ipc.Message
+	refs       atomic.Int64
 }
 
 // maxIPCMetadata bounds a message's metadata (a schema of MaxColumns
@@ -133,11 +141,14 @@ func (m *ipcMessages) Message() (*ipc.Message, error) {
 	if n < 4 || n > maxIPCMetadata {
 		return nil, fmt.Errorf("invalid message metadata length %d", n)
 	}
-	meta, err := readGrowing(m.r, m.mem, int64(n))
+	meta, err := readGrowing(m.r, m.mem, int64(n), m.r.n)
 	if err != nil {
 		return nil, err
 	}
 	defer meta.Release()
+	if err := checkSchemaMessage(meta.Bytes(), m.maxColumns); err != nil {
+		return nil, err
+	}
 	empty := memory.NewResizableBuffer(m.mem)
 	defer empty.Release()
 	probe := ipc.NewMessage(meta, empty)
@@ -146,7 +157,7 @@ func (m *ipcMessages) Message() (*ipc.Message, error) {
 	if size < 0 {
 		return nil, fmt.Errorf("invalid message body length %d", size)
 	}
-	body, err := readGrowing(m.r, m.mem, size)
+	body, err := readGrowing(m.r, m.mem, size, m.r.n)
 	if err != nil {
 		return nil, err
 	}
@@ -155,13 +166,13 @@ func (m *ipcMessages) Message() (*ipc.Message, error) {
 	return m.cur, nil
 }
 
-// readGrowing reads exactly n bytes into a buffer that doubles from 64 KiB
-// as they arrive.
-func readGrowing(r io.Reader, mem memory.Allocator, n int64) (*memory.Buffer, error) {
+// readGrowing reads exactly n bytes into a buffer that starts at trust
+// bytes (at least 64 KiB) and doubles as they arrive.
+func readGrowing(r io.Reader, mem memory.Allocator, n, trust int64) (*memory.Buffer, error) {
 	buf := memory.NewResizableBuffer(mem)
 	have := int64(0)
 	for have < n {
-		next := min(n, max(2*have, 64<<10))
+		next := min(n, max(2*have, trust, 64<<10))
 		buf.Resize(int(next))
 		if _, err := io.ReadFull(r, buf.Bytes()[have:next]); err != nil {
 			buf.Release()
@@ -211,8 +222,12 @@ func (c *countReader) Read(p []byte) (int, error) {
 // fail turns an error met while decoding into the Reader's error: the
 // source's own error when it failed, else a *ParseError.
 func (c *countReader) fail(what string, err error) error {
-	if c.err != nil {
+	var pe *ParseError
+	switch {
+	case c.err != nil:
 		return readError(c.err)
+	case errors.As(err, &pe):
+		return pe
 	}
 	return &ParseError{Msg: fmt.Sprintf("not a valid %s: %v", what, err)}
 }
@@ -258,6 +273,10 @@ func NewParquet(r io.Reader, opts Options) (*Reader, error) {
 	if err != nil {
 		remove()
 		return nil, &ParseError{Msg: "not a valid Parquet file: " + err.Error()}
+	}
+	if err := checkStoredSchema(pf.MetaData().KeyValueMetadata(), opts.MaxColumns); err != nil {
+		remove()
+		return nil, &ParseError{Msg: "invalid Arrow schema stored in the Parquet file: " + err.Error()}
 	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(opts.BatchRows)}, opts.Allocator)
 	var schema *arrow.Schema
@@ -317,4 +336,206 @@ func NewParquet(r io.Reader, opts Options) (*Reader, error) {
 		remove()
 	}
 	return rd, nil
+}
+
+// checkStoredSchema applies checkSchemaMessage to the Arrow schema a
+// Parquet writer may store in the file's metadata (pqarrow decodes it with
+// arrow-go's IPC reader). A value that does not decode is left to pqarrow,
+// which refuses it.
+func checkStoredSchema(kv metadata.KeyValueMetadata, maxColumns int) error {
+	stored := kv.FindValue("ARROW:schema")
+	if stored == nil {
+		return nil
+	}
+	data, err := base64.StdEncoding.DecodeString(*stored)
+	if err != nil {
+		if data, err = base64.RawStdEncoding.DecodeString(*stored); err != nil {
+			return nil
+		}
+	}
+	if bytes.HasPrefix(data, ipcContinuation) {
+		data = data[4:]
+	}
+	if len(data) < 4 {
+		return nil
+	}
+	n := int64(binary.LittleEndian.Uint32(data))
+	if n > int64(len(data)-4) {
+		return errBadMetadata
+	}
+	return checkSchemaMessage(data[4:4+n], maxColumns)
+}
+
+// checkSchemaMessage bounds what arrow-go allocates to decode a schema
+// message: it makes its slices of fields and of key-value metadata at the
+// lengths the flatbuffer claims, so a few bytes claiming 2^31 fields would
+// cost gigabytes. Every vector length must fit in the bytes that hold it,
+// the top-level fields must number at most maxColumns, and all fields
+// (children of nested types included, which are refused later) at most
+// maxFields. Reads are bounds-checked: malformed input is an error here,
+// never an index out of range.
+func checkSchemaMessage(meta []byte, maxColumns int) error {
+	fb := flatBuf(meta)
+	msg, ok := fb.offset(0)
+	if !ok {
+		return errBadMetadata
+	}
+	if typ, ok := fb.scalar(msg, 1, 1); !ok || typ != 1 { // header_type Schema
+		return nil
+	}
+	if _, ok := fb.vector(msg, 4, 4); !ok { // custom_metadata
+		return errBadMetadata
+	}
+	schema, ok := fb.field(msg, 2)
+	if !ok {
+		return errBadMetadata
+	}
+	if schema < 0 {
+		return nil
+	}
+	if schema, ok = fb.offset(schema); !ok {
+		return errBadMetadata
+	}
+	if _, ok := fb.vector(schema, 2, 4); !ok { // custom_metadata
+		return errBadMetadata
+	}
+	if _, ok := fb.vector(schema, 3, 8); !ok { // features
+		return errBadMetadata
+	}
+	fields, ok := fb.vector(schema, 1, 4)
+	if !ok {
+		return errBadMetadata
+	}
+	if fields.n > maxColumns {
+		return &ParseError{Msg: tooManyColumns(maxColumns)}
+	}
+	budget := maxFields(maxColumns)
+	return fb.checkFields(fields, &budget, 0)
+}
+
+// maxFields bounds the fields of a schema, children included: room for
+// every column to be a small struct, which is then refused by name.
+func maxFields(maxColumns int) int { return 4*maxColumns + 64 }
+
+// maxFieldDepth bounds the nesting of fields.
+const maxFieldDepth = 32
+
+var errBadMetadata = errors.New("malformed message metadata")
+
+func (fb flatBuf) checkFields(v fbVector, budget *int, depth int) error {
+	if depth > maxFieldDepth {
+		return &ParseError{Msg: "the schema nests too deeply"}
+	}
+	for i := range v.n {
+		*budget--
+		if *budget < 0 {
+			return &ParseError{Msg: "the schema has too many fields"}
+		}
+		f, ok := fb.offset(v.at + 4*i)
+		if !ok {
+			return errBadMetadata
+		}
+		if _, ok := fb.vector(f, 6, 4); !ok { // custom_metadata
+			return errBadMetadata
+		}
+		children, ok := fb.vector(f, 5, 4)
+		if !ok {
+			return errBadMetadata
+		}
+		if err := fb.checkFields(children, budget, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flatBuf reads a flatbuffer with every access bounds-checked.
+type flatBuf []byte
+
+// fbVector is a vector's first element and length.
+type fbVector struct{ at, n int }
+
+func (fb flatBuf) u32(at int) (uint32, bool) {
+	if at < 0 || at+4 > len(fb) {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint32(fb[at:]), true
+}
+
+func (fb flatBuf) u16(at int) (int, bool) {
+	if at < 0 || at+2 > len(fb) {
+		return 0, false
+	}
+	return int(binary.LittleEndian.Uint16(fb[at:])), true
+}
+
+// offset follows the offset stored at at.
+func (fb flatBuf) offset(at int) (int, bool) {
+	u, ok := fb.u32(at)
+	if !ok || int64(at)+int64(u) >= int64(len(fb)) {
+		return 0, false
+	}
+	return at + int(u), true
+}
+
+// field returns the position of field i of the table at t, -1 when the
+// field is absent.
+func (fb flatBuf) field(t, i int) (int, bool) {
+	soff, ok := fb.u32(t)
+	if !ok {
+		return 0, false
+	}
+	vt := int64(t) - int64(int32(soff))
+	if vt < 0 || vt >= int64(len(fb)) {
+		return 0, false
+	}
+	size, ok := fb.u16(int(vt))
+	if !ok {
+		return 0, false
+	}
+	if 4+2*i >= size {
+		return -1, true
+	}
+	fo, ok := fb.u16(int(vt) + 4 + 2*i)
+	if !ok {
+		return 0, false
+	}
+	if fo == 0 {
+		return -1, true
+	}
+	return t + fo, true
+}
+
+// scalar reads a field of size bytes (1 or 4) of the table at t; 0 when
+// absent.
+func (fb flatBuf) scalar(t, i, size int) (uint32, bool) {
+	at, ok := fb.field(t, i)
+	if !ok || at < 0 {
+		return 0, ok
+	}
+	if at+size > len(fb) {
+		return 0, false
+	}
+	if size == 1 {
+		return uint32(fb[at]), true
+	}
+	return fb.u32(at)
+}
+
+// vector returns field i of the table at t as a vector of elements of
+// elem bytes, checking that they fit; an absent field is an empty vector.
+func (fb flatBuf) vector(t, i, elem int) (fbVector, bool) {
+	at, ok := fb.field(t, i)
+	if !ok || at < 0 {
+		return fbVector{}, ok
+	}
+	v, ok := fb.offset(at)
+	if !ok {
+		return fbVector{}, false
+	}
+	n, ok := fb.u32(v)
+	if !ok || int64(n)*int64(elem) > int64(len(fb)-v-4) {
+		return fbVector{}, false
+	}
+	return fbVector{at: v + 4, n: int(n)}, true
 }

@@ -162,7 +162,9 @@ func TestColumnarTypes(t *testing.T) {
 	wantTypes := map[string]columnar.DataType{"b": columnar.Logical, "tsS": columnar.Date, "tsNs": columnar.Date, "d32": columnar.Date,
 		"d64": columnar.Date, "s": columnar.String, "ls": columnar.String, "dict": columnar.String, "null": columnar.String}
 	open := map[string]func([]byte, ingest.Options) (*ingest.Reader, error){
-		"ipc": func(b []byte, o ingest.Options) (*ingest.Reader, error) { return ingest.NewArrowStream(bytes.NewReader(b), o) },
+		"ipc": func(b []byte, o ingest.Options) (*ingest.Reader, error) {
+			return ingest.NewArrowStream(bytes.NewReader(b), o)
+		},
 		"parquet": func(b []byte, o ingest.Options) (*ingest.Reader, error) {
 			return ingest.NewParquet(bytes.NewReader(b), o)
 		},
