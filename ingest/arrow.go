@@ -257,7 +257,7 @@ func NewParquet(r io.Reader, opts Options) (*Reader, error) {
 		os.Remove(f.Name())
 	}
 	w := bufio.NewWriterSize(f, 256<<10)
-	_, err = io.Copy(w, r)
+	size, err := io.Copy(w, r)
 	if err == nil {
 		err = w.Flush()
 	}
@@ -277,6 +277,10 @@ func NewParquet(r io.Reader, opts Options) (*Reader, error) {
 	if err := checkStoredSchema(pf.MetaData().KeyValueMetadata(), opts.MaxColumns); err != nil {
 		remove()
 		return nil, &ParseError{Msg: "invalid Arrow schema stored in the Parquet file: " + err.Error()}
+	}
+	if err := checkPages(f, size, pf); err != nil {
+		remove()
+		return nil, &ParseError{Msg: "corrupt Parquet file: " + err.Error()}
 	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(opts.BatchRows)}, opts.Allocator)
 	var schema *arrow.Schema
