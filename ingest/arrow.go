@@ -269,6 +269,10 @@ func NewParquet(r io.Reader, opts Options) (*Reader, error) {
 		}
 		return nil, readError(err)
 	}
+	if err := checkFooter(f, size); err != nil {
+		remove()
+		return nil, &ParseError{Msg: "corrupt Parquet schema: " + err.Error()}
+	}
 	pf, err := file.NewParquetReader(f, file.WithReadProps(parquet.NewReaderProperties(opts.Allocator)))
 	if err != nil {
 		remove()

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -144,4 +145,128 @@ func readPageHeader(p thrift.TProtocol) (typ int32, compressed int32, has map[in
 		has[typ] = true
 	}
 	return typ, compressed, has, nil
+}
+
+// checkFooter checks the schema in the footer of the Parquet file in r
+// (size bytes) before arrow-go builds it: arrow-go makes a group's slice of
+// children at the count the file claims, and panics on a logical type
+// that names no type it knows or a time or timestamp without a unit. A
+// footer it cannot find, or an encrypted one, is left to arrow-go, which
+// refuses it.
+func checkFooter(r io.ReaderAt, size int64) error {
+	var tail [8]byte
+	if size < 12 {
+		return nil
+	}
+	if _, err := r.ReadAt(tail[:], size-8); err != nil {
+		return err
+	}
+	n := int64(binary.LittleEndian.Uint32(tail[:4]))
+	if !bytes.Equal(tail[4:], parquetMagic) || n > size-12 {
+		return nil
+	}
+	meta := make([]byte, n)
+	if _, err := r.ReadAt(meta, size-8-n); err != nil {
+		return err
+	}
+	p := thrift.NewTCompactProtocolConf(&thrift.TMemoryBuffer{Buffer: bytes.NewBuffer(meta)}, &thrift.TConfiguration{})
+	return walkStruct(p, func(id int16, ft thrift.TType) (bool, error) {
+		if id != 2 || ft != thrift.LIST { // FileMetaData.schema
+			return false, nil
+		}
+		et, count, err := p.ReadListBegin(context.Background())
+		if err != nil {
+			return true, err
+		}
+		if et != thrift.STRUCT {
+			return true, errors.New("schema elements are not structs")
+		}
+		for range count {
+			if err := checkSchemaElement(p, count); err != nil {
+				return true, err
+			}
+		}
+		return true, p.ReadListEnd(context.Background())
+	})
+}
+
+// checkSchemaElement checks one SchemaElement of a schema of total
+// elements: its number of children and its logical type.
+func checkSchemaElement(p thrift.TProtocol, total int) error {
+	return walkStruct(p, func(id int16, ft thrift.TType) (bool, error) {
+		switch {
+		case id == 5 && ft == thrift.I32: // num_children
+			n, err := p.ReadI32(context.Background())
+			if err == nil && (n < 0 || int(n) >= total) {
+				err = fmt.Errorf("a schema element claims %d children of %d elements", n, total)
+			}
+			return true, err
+		case id == 10 && ft == thrift.STRUCT: // logicalType
+			return true, checkLogicalType(p)
+		}
+		return false, nil
+	})
+}
+
+// checkLogicalType checks that a LogicalType union sets a type arrow-go
+// knows (parquet.thrift: 1–8, 10–18), and a unit for TIME (7) and
+// TIMESTAMP (8).
+func checkLogicalType(p thrift.TProtocol) error {
+	set := false
+	err := walkStruct(p, func(id int16, ft thrift.TType) (bool, error) {
+		if ft != thrift.STRUCT || id < 1 || id > 18 || id == 9 {
+			return false, nil
+		}
+		set = true
+		if id != 7 && id != 8 {
+			return false, nil
+		}
+		unit := false
+		err := walkStruct(p, func(id int16, ft thrift.TType) (bool, error) {
+			if id != 2 || ft != thrift.STRUCT { // TimeType/TimestampType.unit
+				return false, nil
+			}
+			return true, walkStruct(p, func(id int16, ft thrift.TType) (bool, error) {
+				unit = unit || (ft == thrift.STRUCT && id >= 1 && id <= 3) // MILLIS, MICROS, NANOS
+				return false, nil
+			})
+		})
+		if err == nil && !unit {
+			err = errors.New("a time or timestamp logical type without its unit")
+		}
+		return true, err
+	})
+	if err == nil && !set {
+		err = errors.New("a logical type that names no known type")
+	}
+	return err
+}
+
+// walkStruct reads a struct field by field: visit reads the value of the
+// fields it wants and reports whether it did; the others are skipped.
+func walkStruct(p thrift.TProtocol, visit func(id int16, ft thrift.TType) (bool, error)) error {
+	ctx := context.Background()
+	if _, err := p.ReadStructBegin(ctx); err != nil {
+		return err
+	}
+	for {
+		_, ft, id, err := p.ReadFieldBegin(ctx)
+		if err != nil {
+			return err
+		}
+		if ft == thrift.STOP {
+			break
+		}
+		read, err := visit(id, ft)
+		if err == nil && !read {
+			err = thrift.SkipDefaultDepth(ctx, p, ft)
+		}
+		if err == nil {
+			err = p.ReadFieldEnd(ctx)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return p.ReadStructEnd(ctx)
 }
