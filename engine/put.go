@@ -107,7 +107,7 @@ func (e *Engine) putDataset(ctx context.Context, req PutRequest, also func(ctx c
 	}
 	defer body.Close()
 
-	p := &putPlan{e: e, old: old, exists: exists, req: req}
+	p := &putPlan{e: e, old: old, exists: exists, req: req, maxDecoded: maxDecoded}
 	p.cols = slices.Clone(old.Columns)
 	p.missing = old.MissingValues
 	tableCols, err := e.tableColumns(ctx, old.Name)
@@ -235,6 +235,9 @@ type putPlan struct {
 	increasing map[string]bool
 	// zeroOne holds the numeric columns whose uploaded values were all 0/1.
 	zeroOne map[string]bool
+	// maxDecoded caps the decompressed body, and what an Arrow IPC
+	// stream's own compressed buffers expand to.
+	maxDecoded int64
 }
 
 type tableColumn struct {
@@ -250,9 +253,10 @@ func (p *putPlan) baseOptions() ingest.Options {
 		Workers:   p.e.opts.ImportWorkers,
 		// The body's own columns are bounded as they are read; with the
 		// dataset's, by checkWidth.
-		MaxColumns: p.e.opts.MaxColumns,
-		CheckName:  checkDataColumnName,
-		SpoolDir:   p.e.opts.TempDir,
+		MaxColumns:      p.e.opts.MaxColumns,
+		CheckName:       checkDataColumnName,
+		SpoolDir:        p.e.opts.TempDir,
+		MaxDecodedBytes: p.maxDecoded,
 	}
 }
 

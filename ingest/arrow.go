@@ -33,7 +33,7 @@ import (
 func NewArrowStream(r io.Reader, opts Options) (*Reader, error) {
 	opts = opts.withDefaults()
 	cr := &countReader{r: r}
-	mr := &ipcMessages{r: cr, mem: opts.Allocator, maxColumns: opts.MaxColumns}
+	mr := &ipcMessages{r: cr, mem: opts.Allocator, maxColumns: opts.MaxColumns, maxDecoded: opts.MaxDecodedBytes}
 	mr.refs.Add(1) // the ipc.Reader's
 	ir, err := ipc.NewReaderFromMessageReader(mr, ipc.WithAllocator(opts.Allocator))
 	if err != nil {
@@ -110,8 +110,59 @@ type ipcMessages struct {
 	r          *countReader
 	mem        memory.Allocator
 	maxColumns int
+	maxDecoded int64 // Options.MaxDecodedBytes
+	decoded    int64 // what the compressed buffers so far expand to
 	cur        *ipc.Message
 	refs       atomic.Int64
+}
+
+// countDecoded adds what the buffers of a compressed record or dictionary
+// batch claim to expand to (the 8-byte length that prefixes each, -1 for a
+// buffer stored as is) and fails with ErrTooLarge past maxDecoded: arrow-go
+// allocates each buffer at its claimed length before decompressing it, so
+// a few bytes could otherwise claim any amount of memory. Malformed
+// metadata is left to arrow-go, which reports it.
+func (m *ipcMessages) countDecoded(meta, body []byte) error {
+	fb := flatBuf(meta)
+	msg, ok := fb.offset(0)
+	if !ok {
+		return nil
+	}
+	typ, ok := fb.scalar(msg, 1, 1)
+	if !ok || (typ != 2 && typ != 3) { // DictionaryBatch, RecordBatch
+		return nil
+	}
+	batch, ok := fb.table(msg, 2)
+	if ok && typ == 2 {
+		batch, ok = fb.table(batch, 1) // DictionaryBatch.data
+	}
+	if !ok {
+		return nil
+	}
+	if c, ok := fb.field(batch, 3); !ok || c < 0 { // not compressed
+		return nil
+	}
+	bufs, ok := fb.vector(batch, 2, 16)
+	if !ok {
+		return nil
+	}
+	for i := range bufs.n {
+		at := bufs.at + 16*i
+		off := int64(binary.LittleEndian.Uint64(meta[at:]))
+		n := int64(binary.LittleEndian.Uint64(meta[at+8:]))
+		if n < 8 || off < 0 || off > int64(len(body))-8 {
+			continue
+		}
+		claim := int64(binary.LittleEndian.Uint64(body[off:]))
+		if claim == -1 {
+			continue
+		}
+		if claim < 0 || claim > m.maxDecoded-m.decoded {
+			return fmt.Errorf("%w: the compressed buffers of the Arrow IPC stream expand to more than %d bytes", ErrTooLarge, m.maxDecoded)
+		}
+		m.decoded += claim
+	}
+	return nil
 }
 
 // maxIPCMetadata bounds a message's metadata (a schema of MaxColumns
@@ -162,6 +213,9 @@ func (m *ipcMessages) Message() (*ipc.Message, error) {
 		return nil, err
 	}
 	defer body.Release()
+	if err := m.countDecoded(meta.Bytes(), body.Bytes()); err != nil {
+		return nil, err
+	}
 	m.cur = ipc.NewMessage(meta, body)
 	return m.cur, nil
 }
@@ -228,6 +282,8 @@ func (c *countReader) fail(what string, err error) error {
 		return readError(c.err)
 	case errors.As(err, &pe):
 		return pe
+	case errors.Is(err, ErrTooLarge):
+		return err
 	}
 	return &ParseError{Msg: fmt.Sprintf("not a valid %s: %v", what, err)}
 }
@@ -512,6 +568,16 @@ func (fb flatBuf) field(t, i int) (int, bool) {
 		return -1, true
 	}
 	return t + fo, true
+}
+
+// table follows field i of the table at t to the table it refers to;
+// false when absent or malformed.
+func (fb flatBuf) table(t, i int) (int, bool) {
+	at, ok := fb.field(t, i)
+	if !ok || at < 0 {
+		return 0, false
+	}
+	return fb.offset(at)
 }
 
 // scalar reads a field of size bytes (1 or 4) of the table at t; 0 when

@@ -486,3 +486,31 @@ func TestParquetPageHeader(t *testing.T) {
 		t.Errorf("a truncated header: no error")
 	}
 }
+
+// TestArrowStreamCompressed reads streams whose writer compressed the
+// buffers (zstd, LZ4), and refuses one whose buffers expand past
+// MaxDecodedBytes before anything is allocated for them.
+func TestArrowStreamCompressed(t *testing.T) {
+	rec := typesRecord(t)
+	for name, opt := range map[string]ipc.Option{"zstd": ipc.WithZstd(), "lz4": ipc.WithLZ4()} {
+		var buf bytes.Buffer
+		w := ipc.NewWriter(&buf, ipc.WithSchema(rec.Schema()), opt)
+		for range 3 {
+			if err := w.Write(rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := readRows(ingest.NewArrowStream(bytes.NewReader(buf.Bytes()), ingest.Options{}))
+		if err != nil || rows != 3*rec.NumRows() {
+			t.Errorf("%s: %d rows, error %v; want %d", name, rows, err, 3*rec.NumRows())
+		}
+		// Together the three batches expand to more than 300 bytes.
+		_, err = readRows(ingest.NewArrowStream(bytes.NewReader(buf.Bytes()), ingest.Options{MaxDecodedBytes: 300}))
+		if !errors.Is(err, ingest.ErrTooLarge) {
+			t.Errorf("%s over MaxDecodedBytes: error %v, want ErrTooLarge", name, err)
+		}
+	}
+}
