@@ -48,8 +48,9 @@ func (s *Server) listDatasets(w http.ResponseWriter, r *http.Request, _ httprout
 	return writeList(w, r, pg, size, total, out)
 }
 
-// putDataset answers PUT /data/{name} (REFERENCE §3.2) with JSON or CSV,
-// optionally gzip- or zstd-encoded, streamed into the engine.
+// putDataset answers PUT /data/{name} (REFERENCE §3.2) with JSON, CSV, an
+// Arrow IPC stream or Parquet, optionally gzip- or zstd-encoded, streamed
+// into the engine.
 func (s *Server) putDataset(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
 	name := p.ByName("name")
 	req := engine.PutRequest{
@@ -59,7 +60,7 @@ func (s *Server) putDataset(w http.ResponseWriter, r *http.Request, p httprouter
 		TimestampColumn: params(r.URL.Query()).get("timestampColumn"),
 		Format:          engine.FormatHints{ContentType: r.Header.Get("Content-Type")},
 	}
-	// A content type that is neither CSV nor JSON is refused before
+	// A content type that names none of the formats is refused before
 	// anything else; the engine decides the format.
 	if err := engine.CheckFormat(req.Format); err != nil {
 		return err

@@ -17,3 +17,6 @@ func InferType(values [][]byte, missing []string) columnar.DataType {
 
 // ParseNumber exposes the number parser.
 func ParseNumber(b []byte) (float64, bool) { return parseNumber(b) }
+
+// CheckPageHeader exposes the Parquet page header check.
+var CheckPageHeader = checkPageHeader
