@@ -14,6 +14,3 @@ func InferType(values [][]byte, missing []string) columnar.DataType {
 	cv := newConverter(Options{MissingValues: missing})
 	return cv.inferValues(len(values), func(i int) []byte { return values[i] })
 }
-
-// ParseNumber exposes the number parser.
-func ParseNumber(b []byte) (float64, bool) { return parseNumber(b) }
