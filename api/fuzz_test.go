@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
@@ -229,6 +230,8 @@ func addPredictSeeds(f *testing.F, row, csvText string) {
 		{`{"data":[` + row + `],"extraParameters":{"predictionInterval":0.5}}`, false}, {`{"extraParameters":{"predictionInterval":[]},"data":[]}`, false},
 		{csvText, true}, {"x0\n\"", true}, {"", true}, {"a,b\n1\n", true},
 		{`{"data":[` + strings.Repeat("[", 70), false}, {`{"data":[{"x0":1,"":2,"a\u0000":3}]}`, false}, {"x0,\x00\n1,2\n", true},
+		{`{"data":[` + row + `,{"X0":"\u00e9\"","b":1,"x0":2},{}],"data":[` + row + `]}`, false}, {"{\"data\":[{\"x0\":\"\xff\",\"\xfe\":1}]}", false},
+		{`{"data":[` + row + `],"extraParameters":{"includeClassScores":true},"x":[1,{"a":null}]}`, false}, {"x0,x0\n1,2\n", true}, {"x0\n\"a\"\"b\"\n\xff\n", true},
 	} {
 		f.Add(seed.body, seed.csv)
 	}
@@ -244,6 +247,21 @@ func fuzzPredict(f *testing.F, s *testServer, modelID string) {
 		res := s.do(t, http.MethodPost, "/v1/models/"+modelID+"/predict", body, "Content-Type", ct)
 		if res.status >= 500 || (res.status != 200 && res.status < 400) {
 			t.Errorf("predict %q (%s) = %d %s, want 200 or 4xx", body, ct, res.status, res.body)
+		}
+		if res.status != 200 {
+			return
+		}
+		// The answer, rendered without encoding/json, is JSON with a row
+		// per row of a JSON body as encoding/json reads it (when the body
+		// has one data array: rows of several are all predicted).
+		var out struct{ Data []map[string]string }
+		if err := json.Unmarshal(res.body, &out); err != nil {
+			t.Fatalf("predict %q (%s) = 200 %s: %v", body, ct, res.body, err)
+		}
+		var in struct{ Data []json.RawMessage }
+		single := strings.Count(strings.ToLower(body), `"data"`) == 1
+		if !asCSV && single && json.Unmarshal([]byte(body), &in) == nil && len(in.Data) != len(out.Data) {
+			t.Errorf("predict %q = %d rows, want %d", body, len(out.Data), len(in.Data))
 		}
 	})
 }
