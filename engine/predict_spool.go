@@ -88,14 +88,13 @@ func (s *predictSpool) read(i int) (arrow.RecordBatch, error) {
 	if _, err := io.ReadFull(s.r, n[:]); err != nil {
 		return nil, fmt.Errorf("predict spool: %w", err)
 	}
-	b := make([]byte, binary.LittleEndian.Uint64(n[:]))
-	if _, err := io.ReadFull(s.r, b); err != nil {
-		return nil, fmt.Errorf("predict spool: %w", err)
-	}
-	rd, err := ipc.NewReader(bytes.NewReader(b))
+	lr := io.LimitReader(s.r, int64(binary.LittleEndian.Uint64(n[:])))
+	rd, err := ipc.NewReader(lr)
 	if err != nil {
 		return nil, fmt.Errorf("predict spool: %w", err)
 	}
+	// The reader stops at the batch; the end-of-stream marker is left.
+	defer io.Copy(io.Discard, lr)
 	defer rd.Release()
 	if !rd.Next() {
 		return nil, fmt.Errorf("predict spool: batch %d: %v", i, rd.Err())
