@@ -186,16 +186,17 @@ func (c *csvPredictSource) close() { c.Close() }
 // keys may differ from other rows': the columns are the union, in
 // first-seen order, and a row without one has it null.
 //
-// jsontext rather than encoding/json: its Decoder reads values without
-// reflection or allocation per value, the only way a maintained decoder
-// reaches the half million rows a second predict needs (encoding/json's
-// Token API allocates per token and runs at a tenth of that).
+// jsontext rather than encoding/json: its Decoder hands out each value's
+// raw bytes without reflection or an allocation per value, and checks the
+// syntax as it goes, so no hand-written scanner is needed to reach the
+// half million rows a second predict aims at (BenchmarkPredictJSONDecode);
+// encoding/json's Decoder allocates per token or per value.
 type jsonPredictSource struct {
 	dec     *jsontext.Decoder
 	query   predictParams
 	maxCols int
 	extra   bool  // extraParameters read
-	state   int   // jsonTop, jsonData (inside the data array), jsonEnd
+	state   int   // jsonStart, jsonTop, jsonData (inside the data array), jsonEnd
 	rows    int64 // rows read: the next row's index
 	n       int   // rows of the batch being read
 	err     error
