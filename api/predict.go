@@ -44,9 +44,14 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 	query := predictParams{interval: q.get("predictionInterval"), scores: q.get("includeClassScores")}
 	var src predictSource
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if strings.EqualFold(mt, "text/csv") {
-		src = &csvPredictSource{s.engine.NewPredictCSV(body, predictBatchRows), query}
-	} else {
+	switch strings.ToLower(mt) {
+	case "text/csv":
+		src = &bodyPredictSource{s.engine.NewPredictBody(body, engine.PredictCSVBody, predictBatchRows), query}
+	case mediaArrowStream:
+		src = &bodyPredictSource{s.engine.NewPredictBody(body, engine.PredictArrowBody, predictBatchRows), query}
+	case mediaParquet:
+		src = &bodyPredictSource{s.engine.NewPredictBody(body, engine.PredictParquetBody, predictBatchRows), query}
+	default:
 		src = newJSONPredictSource(engine.LimitJSONDepth(body), query, s.engine.MaxColumns())
 	}
 	defer src.close()
@@ -66,11 +71,17 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 		return err
 	}
 	defer out.Close()
-	var bw batchWriter
-	if wantsCSV(r) {
+	var bw answerWriter
+	switch f := acceptedFormat(r); f {
+	case formatCSV:
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-		bw = newCSVBatchWriter(w, out.Schema())
-	} else {
+		bw = newCSVBatchWriter(w, out.Schema(), out.Echoed())
+	case formatArrow, formatParquet:
+		w.Header().Set("Content-Type", f.mediaType())
+		if bw, err = newBatchWriter(w, f, out.Schema()); err != nil {
+			return err
+		}
+	default:
 		mj := toModelJSON(baseURL(r), out.Model, false)
 		mj.Columns, mj.Links = nil, []link{}
 		msgs := make([]message, len(out.Messages))
@@ -86,7 +97,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 		}
 		tail[0] = ','
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		bw = newJSONBatchWriter(w, out.Schema(), tail)
+		bw = newJSONBatchWriter(w, out.Schema(), tail, out.Echoed())
 	}
 	for {
 		rec, err := out.Next()
@@ -165,19 +176,20 @@ type predictSource interface {
 	close()
 }
 
-// csvPredictSource is a CSV predict body (engine.PredictCSV) with the
-// query's parameters.
-type csvPredictSource struct {
-	*engine.PredictCSV
+// bodyPredictSource is a CSV, Arrow IPC or Parquet predict body
+// (engine.PredictBody) with the query's parameters: these bodies have no
+// room for extraParameters.
+type bodyPredictSource struct {
+	*engine.PredictBody
 	query predictParams
 }
 
-func (c *csvPredictSource) Options() (engine.PredictOptions, bool, error) {
+func (c *bodyPredictSource) Options() (engine.PredictOptions, bool, error) {
 	o, err := c.query.options()
 	return o, true, err
 }
 
-func (c *csvPredictSource) close() { c.Close() }
+func (c *bodyPredictSource) close() { c.Close() }
 
 // jsonPredictSource reads {"data": [{column: value, …}, …],
 // "extraParameters": {…}} (in either order) batch by batch with jsontext's
@@ -541,10 +553,10 @@ func (j *jsonPredictSource) batch() engine.PredictBatch {
 	return engine.PredictBatch{Rec: rec, Literal: lits}
 }
 
-// batchWriter writes an answer's Arrow batches in one format; Close ends
-// the document. The predict answer goes through one, so that another
-// format (Arrow IPC, Parquet) is another batchWriter.
-type batchWriter interface {
+// answerWriter writes an answer's Arrow batches in one format; Close ends
+// the document. JSON and CSV have theirs here; Arrow IPC and Parquet are
+// the rows endpoints' batchWriter.
+type answerWriter interface {
 	Write(rec arrow.RecordBatch) error
 	Close() error
 }
@@ -559,7 +571,7 @@ func renderCell(dst []byte, arr arrow.Array, i int) []byte {
 	case *array.Boolean:
 		return strconv.AppendBool(dst, a.Value(i))
 	case *array.Timestamp:
-		return a.Value(i).ToTime(a.DataType().(*arrow.TimestampType).Unit).UTC().AppendFormat(dst, "2006-01-02T15:04:05.999999999Z07:00")
+		return appendRowTime(dst, a.Value(i).ToTime(a.DataType().(*arrow.TimestampType).Unit))
 	}
 	return append(dst, arr.ValueStr(i)...)
 }
@@ -567,7 +579,10 @@ func renderCell(dst []byte, arr arrow.Array, i int) []byte {
 // columnCells renders one column of a batch, column-wise: cell i is
 // buf[ends[i-1]:ends[i]]. quote turns a value's text into its
 // representation.
-func columnCells(buf []byte, ends []int, arr arrow.Array, quote func(dst []byte, s []byte) []byte) ([]byte, []int) {
+//
+// An echoed typed value is written as the rows endpoints write it; a
+// prediction in its shortest form ('g'), as predict always has.
+func columnCells(buf []byte, ends []int, arr arrow.Array, echo bool, quote func(dst []byte, s []byte) []byte) ([]byte, []int) {
 	n := arr.Len()
 	switch a := arr.(type) {
 	case *array.String:
@@ -586,7 +601,11 @@ func columnCells(buf []byte, ends []int, arr arrow.Array, quote func(dst []byte,
 		nulls := a.NullN() > 0
 		for i := range n {
 			tmp = tmp[:0]
-			if !nulls || a.IsValid(i) {
+			switch {
+			case nulls && a.IsNull(i):
+			case echo:
+				tmp = appendNumber(tmp, a.Value(i))
+			default:
 				tmp = strconv.AppendFloat(tmp, a.Value(i), 'g', -1, 64)
 			}
 			buf = quote(buf, tmp)
@@ -605,12 +624,13 @@ func columnCells(buf []byte, ends []int, arr arrow.Array, quote func(dst []byte,
 
 // rowsWriter interleaves the columns rendered column-wise into rows.
 type rowsWriter struct {
-	w     io.Writer
-	bufs  [][]byte
-	ends  [][]int
-	out   []byte
-	err   error
-	quote func(dst []byte, s []byte) []byte
+	w      io.Writer
+	bufs   [][]byte
+	ends   [][]int
+	out    []byte
+	err    error
+	quote  func(dst []byte, s []byte) []byte
+	echoed int // the first echoed columns echo the input
 }
 
 func (rw *rowsWriter) render(rec arrow.RecordBatch) {
@@ -619,7 +639,7 @@ func (rw *rowsWriter) render(rec arrow.RecordBatch) {
 		rw.bufs, rw.ends = make([][]byte, n), make([][]int, n)
 	}
 	for j := range n {
-		rw.bufs[j], rw.ends[j] = columnCells(rw.bufs[j][:0], rw.ends[j][:0], rec.Column(j), rw.quote)
+		rw.bufs[j], rw.ends[j] = columnCells(rw.bufs[j][:0], rw.ends[j][:0], rec.Column(j), j < rw.echoed, rw.quote)
 	}
 }
 
@@ -639,8 +659,8 @@ type jsonBatchWriter struct {
 	first bool
 }
 
-func newJSONBatchWriter(w io.Writer, schema *arrow.Schema, tail []byte) *jsonBatchWriter {
-	jw := &jsonBatchWriter{rowsWriter: rowsWriter{w: w, quote: appendJSONBytes}, tail: tail, first: true}
+func newJSONBatchWriter(w io.Writer, schema *arrow.Schema, tail []byte, echoed int) *jsonBatchWriter {
+	jw := &jsonBatchWriter{rowsWriter: rowsWriter{w: w, quote: appendJSONBytes, echoed: echoed}, tail: tail, first: true}
 	for _, f := range schema.Fields() {
 		jw.keys = append(jw.keys, append(appendJSONString(nil, f.Name), ':'))
 	}
@@ -690,8 +710,8 @@ type csvBatchWriter struct {
 	ncol int
 }
 
-func newCSVBatchWriter(w io.Writer, schema *arrow.Schema) *csvBatchWriter {
-	cw := &csvBatchWriter{rowsWriter: rowsWriter{w: w, quote: appendCSVCell}, ncol: schema.NumFields()}
+func newCSVBatchWriter(w io.Writer, schema *arrow.Schema, echoed int) *csvBatchWriter {
+	cw := &csvBatchWriter{rowsWriter: rowsWriter{w: w, quote: appendCSVCell, echoed: echoed}, ncol: schema.NumFields()}
 	for j, f := range schema.Fields() {
 		if j > 0 {
 			cw.out = append(cw.out, ',')

@@ -198,33 +198,59 @@ func (e *Engine) PredictStream(ctx context.Context, id string, src PredictSource
 	now := e.now()
 	m.LastUsed = &now
 	ok = true
-	return &PredictOutput{Model: m, Messages: []Message{}, schema: p.schema(opts.IncludeClassScores), spool: sp}, nil
+	schema := p.schema(opts.IncludeClassScores)
+	return &PredictOutput{Model: m, Messages: []Message{}, schema: schema, echoed: p.echoed(), spool: sp}, nil
 }
 
 // MaxColumns is the most columns a dataset, and so a predict body, may
 // have (Options.MaxColumns).
 func (e *Engine) MaxColumns() int { return e.opts.MaxColumns }
 
-// PredictCSV reads a CSV predict body (a header line, then rows; Elm's
-// predictRaw) with ingest's parallel CSV reader, every column as its
-// fields' text (ingest.Options.Verbatim). It is a PredictSource but for
+// PredictFormat is the format of a predict body that ingest reads.
+type PredictFormat int
+
+// The formats of PredictBody.
+const (
+	PredictCSVBody     PredictFormat = iota // text/csv
+	PredictArrowBody                        // Arrow IPC stream
+	PredictParquetBody                      // Parquet file
+)
+
+// PredictBody reads a predict body with ingest's readers: CSV (a header
+// line, then rows; Elm's predictRaw) with every column as its fields' text
+// (ingest.Options.Verbatim), Arrow IPC and Parquet as typed columns
+// (float64, bool, timestamp, utf8). It is a PredictSource but for
 // Options, which the caller adds.
-type PredictCSV struct {
+type PredictBody struct {
 	r       io.Reader
+	format  PredictFormat
 	rows    int
 	maxCols int
+	tmp     string
 	rd      *ingest.Reader
 }
 
-// NewPredictCSV reads the CSV in r in batches of at most batchRows rows.
-func (e *Engine) NewPredictCSV(r io.Reader, batchRows int) *PredictCSV {
-	return &PredictCSV{r: r, rows: batchRows, maxCols: e.opts.MaxColumns}
+// NewPredictBody reads the body r in format f, in batches of at most
+// batchRows rows. A Parquet body is spooled to Options.TempDir first.
+func (e *Engine) NewPredictBody(r io.Reader, f PredictFormat, batchRows int) *PredictBody {
+	return &PredictBody{r: r, format: f, rows: batchRows, maxCols: e.opts.MaxColumns, tmp: e.opts.TempDir}
 }
 
 // Next returns the next batch, io.EOF after the last.
-func (c *PredictCSV) Next() (PredictBatch, error) {
+func (c *PredictBody) Next() (PredictBatch, error) {
 	if c.rd == nil {
-		rd, err := ingest.NewCSV(c.r, ingest.Options{Verbatim: true, BatchRows: c.rows, MaxColumns: c.maxCols})
+		opts := ingest.Options{BatchRows: c.rows, MaxColumns: c.maxCols, SpoolDir: c.tmp}
+		var rd *ingest.Reader
+		var err error
+		switch c.format {
+		case PredictArrowBody:
+			rd, err = ingest.NewArrowStream(c.r, opts)
+		case PredictParquetBody:
+			rd, err = ingest.NewParquet(c.r, opts)
+		default:
+			opts.Verbatim = true
+			rd, err = ingest.NewCSV(c.r, opts)
+		}
 		if err != nil {
 			return PredictBatch{}, c.error(err)
 		}
@@ -242,16 +268,16 @@ func (c *PredictCSV) Next() (PredictBatch, error) {
 }
 
 // Close stops the reader and frees its buffers.
-func (c *PredictCSV) Close() {
+func (c *PredictBody) Close() {
 	if c.rd != nil {
 		c.rd.Release()
 	}
 }
 
-// error words a CSV reading error: an empty body is a missing data field,
-// a malformed line a 400 naming it; a failed read keeps its cause (a body
-// over the limit is a 413).
-func (c *PredictCSV) error(err error) error {
+// error words a reading error: an empty body is a missing data field,
+// malformed input a 400 naming where; a failed read keeps its cause (a
+// body over the limit is a 413).
+func (c *PredictBody) error(err error) error {
 	var pe *ingest.ParseError
 	if !errors.As(err, &pe) {
 		v := Validation("data", "The request body could not be read")
@@ -259,12 +285,13 @@ func (c *PredictCSV) error(err error) error {
 		return v
 	}
 	switch {
-	case pe.Msg == "no data":
+	case pe.Msg == "no data" && c.format == PredictCSVBody:
 		return Validation("data", "The data field is required.")
 	case strings.HasPrefix(pe.Msg, "more than ") && strings.Contains(pe.Msg, "column limit"):
 		return Validation("data", fmt.Sprintf("The rows have more than %d columns; the column limit is %d", c.maxCols, c.maxCols))
 	}
-	v := Validation("data", "The CSV could not be read: "+pe.Error())
+	what := [...]string{"CSV", "Arrow IPC stream", "Parquet file"}[c.format]
+	v := Validation("data", "The "+what+" could not be read: "+pe.Error())
 	v.Err = err
 	return v
 }
@@ -463,6 +490,17 @@ func (p *predictor) checkMissing() error {
 		details[m] = []string{"The model needs column " + m + "; no row has it."}
 	}
 	return &Error{Kind: Invalid, Msg: "Feature columns are missing from the data: " + strings.Join(missing, ", "), Details: details}
+}
+
+// echoed is how many input columns the answer echoes.
+func (p *predictor) echoed() int {
+	n := 0
+	for _, name := range p.names {
+		if !strings.EqualFold(name, p.m.Target) {
+			n++
+		}
+	}
+	return n
 }
 
 // schema is the answer's schema: every input column but the target, in
@@ -693,6 +731,7 @@ type PredictOutput struct {
 	Model    Model
 	Messages []Message
 	schema   *arrow.Schema
+	echoed   int
 	spool    *predictSpool
 	next     int
 }
@@ -701,6 +740,10 @@ type PredictOutput struct {
 // order (utf8 for text bodies), then the prediction (float64, or a utf8
 // class and, when asked for, one float64 <target>:<class> score per class).
 func (o *PredictOutput) Schema() *arrow.Schema { return o.schema }
+
+// Echoed is how many of Schema's columns, the first ones, echo the input;
+// the rest are the prediction.
+func (o *PredictOutput) Echoed() int { return o.echoed }
 
 // Next returns the next batch of the answer conformed to Schema (a column
 // a batch's rows did not have is all null), and io.EOF after the last.

@@ -14,3 +14,6 @@ func InferType(values [][]byte, missing []string) columnar.DataType {
 	cv := newConverter(Options{MissingValues: missing})
 	return cv.inferValues(len(values), func(i int) []byte { return values[i] })
 }
+
+// CheckPageHeader exposes the Parquet page header check.
+var CheckPageHeader = checkPageHeader
