@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -8,6 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 // predictBenchRows and predictBenchFeatures are the shape of issue 17's
@@ -112,15 +119,55 @@ func predictBenchBody(asJSON bool) string {
 	return sb.String()
 }
 
-// benchmarkPredict posts the benchmark body to a real server over loopback
-// HTTP and reads the whole answer, in the body's own format.
-func benchmarkPredict(b *testing.B, linear, asJSON bool) {
+// predictBenchColumnar renders the benchmark rows as float64 columns, as
+// an Arrow IPC stream or a Parquet file (mt).
+func predictBenchColumnar(b *testing.B, mt string) string {
+	r := rand.New(rand.NewPCG(3, 4))
+	cols := make([][]float64, predictBenchFeatures)
+	for range predictBenchRows {
+		for j := range cols {
+			cols[j] = append(cols[j], r.Float64())
+		}
+	}
+	fields := make([]arrow.Field, predictBenchFeatures)
+	arrs := make([]arrow.Array, predictBenchFeatures)
+	for j, c := range cols {
+		fb := array.NewFloat64Builder(memory.DefaultAllocator)
+		fb.AppendValues(c, nil)
+		fields[j], arrs[j] = arrow.Field{Name: fmt.Sprintf("f%d", j), Type: arrow.PrimitiveTypes.Float64, Nullable: true}, fb.NewArray()
+	}
+	rec := array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, predictBenchRows)
+	defer rec.Release()
+	var buf bytes.Buffer
+	if mt == "application/vnd.apache.parquet" {
+		tbl := array.NewTableFromRecords(rec.Schema(), []arrow.RecordBatch{rec})
+		defer tbl.Release()
+		if err := pqarrow.WriteTable(tbl, &buf, 122_880, nil, pqarrow.DefaultWriterProps()); err != nil {
+			b.Fatal(err)
+		}
+		return buf.String()
+	}
+	w := ipc.NewWriter(&buf, ipc.WithSchema(rec.Schema()))
+	if err := w.Write(rec); err != nil {
+		b.Fatal(err)
+	}
+	w.Close()
+	return buf.String()
+}
+
+// benchmarkPredict posts the benchmark body in mt to a real server over
+// loopback HTTP and reads the whole answer, in the body's own format.
+func benchmarkPredict(b *testing.B, linear bool, mt string) {
 	s := newServer(b)
 	id, champion := predictBenchModel(b, s, linear)
-	body := predictBenchBody(asJSON)
-	mt := "text/csv"
-	if asJSON {
-		mt = "application/json"
+	var body string
+	switch mt {
+	case "text/csv":
+		body = predictBenchBody(false)
+	case "application/json":
+		body = predictBenchBody(true)
+	default:
+		body = predictBenchColumnar(b, mt)
 	}
 	url := s.URL + "/v1/models/" + id + "/predict"
 	b.SetBytes(int64(len(body)))
@@ -144,6 +191,12 @@ func benchmarkPredict(b *testing.B, linear, asJSON bool) {
 	b.Logf("champion: %s", champion)
 }
 
-func BenchmarkPredictLinearCSV(b *testing.B)  { benchmarkPredict(b, true, false) }
-func BenchmarkPredictLinearJSON(b *testing.B) { benchmarkPredict(b, true, true) }
-func BenchmarkPredictTreesCSV(b *testing.B)   { benchmarkPredict(b, false, false) }
+func BenchmarkPredictLinearCSV(b *testing.B)  { benchmarkPredict(b, true, "text/csv") }
+func BenchmarkPredictLinearJSON(b *testing.B) { benchmarkPredict(b, true, "application/json") }
+func BenchmarkPredictLinearArrow(b *testing.B) {
+	benchmarkPredict(b, true, "application/vnd.apache.arrow.stream")
+}
+func BenchmarkPredictLinearParquet(b *testing.B) {
+	benchmarkPredict(b, true, "application/vnd.apache.parquet")
+}
+func BenchmarkPredictTreesCSV(b *testing.B) { benchmarkPredict(b, false, "text/csv") }
