@@ -19,7 +19,7 @@ import (
 
 const (
 	mediaArrow = "application/vnd.apache.arrow.stream"
-	mediaPq = "application/vnd.apache.parquet"
+	mediaPq    = "application/vnd.apache.parquet"
 )
 
 // friedmanRecord is n rows of x0…x9 as float64 columns, row i's values
