@@ -153,10 +153,6 @@ func (s *Server) streamError(r *http.Request, err error) error {
 	return nil
 }
 
-// wantsCSV reports whether the Accept header asks for CSV
-// (acceptedFormat); anything else means JSON (REFERENCE §1.2: never 406).
-func wantsCSV(r *http.Request) bool { return acceptedFormat(r) == formatCSV }
-
 // deleteDataset answers DELETE /data/{name} (REFERENCE §3.4).
 func (s *Server) deleteDataset(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
 	q := params(r.URL.Query())

@@ -243,7 +243,7 @@ func TestCacheSessionsAndModels(t *testing.T) {
 	if err != nil || m.LastUsed != nil {
 		t.Fatalf("Model = %+v, %v; want unused", m, err)
 	}
-	if _, err := e.Predict(ctx, m.ID, PredictRequest{Rows: []PredictRow{{Names: []string{"a", "b"}, Values: []any{"1", "2"}}}}); err != nil {
+	if _, err := e.predictText(ctx, m.ID, []string{"a", "b"}, [][]string{{"1", "2"}}); err != nil {
 		t.Fatal(err)
 	}
 	if m, _ := e.Model(ctx, m.ID); m.LastUsed == nil {
