@@ -6,9 +6,11 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/signal"
@@ -20,6 +22,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/vaticml/vatic/bench"
 )
@@ -73,14 +81,27 @@ func fakeServe(args []string) int {
 	}
 	views := map[string]string{} // view name → base dataset
 	mux.HandleFunc("PUT /v1/data/{name}", auth(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Content-Type") == "application/json" { // column metadata only
+		switch r.Header.Get("Content-Type") {
+		case bench.MediaArrow, bench.MediaParquet: // as vatic before issue 17
+			http.Error(w, `{"statusCode":400,"errorType":"RequestValidation"}`, http.StatusBadRequest)
+			return
+		}
+		if r.Header.Get("Content-Type") == "application/json" {
+			b, err := io.ReadAll(r.Body)
+			if err == nil {
+				b, err = fakeJSONRows(b)
+			}
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
 			mu.Lock()
-			if _, ok := datasets[r.PathValue("name")]; !ok {
-				datasets[r.PathValue("name")] = nil
+			if _, ok := datasets[r.PathValue("name")]; !ok || b != nil {
+				datasets[r.PathValue("name")] = b
 			}
 			mu.Unlock()
 			w.WriteHeader(http.StatusCreated)
-			fmt.Fprintf(w, `{"dataSetName":%q,"rowCount":0}`, r.PathValue("name"))
+			fmt.Fprintf(w, `{"dataSetName":%q,"rowCount":%d}`, r.PathValue("name"), max(bytes.Count(b, []byte("\n"))-1, 0))
 			return
 		}
 		var body io.Reader = r.Body
@@ -126,6 +147,10 @@ func fakeServe(args []string) int {
 		b, ok := get(r)
 		if !ok {
 			http.NotFound(w, r)
+			return
+		}
+		if r.Header.Get("Accept") == "application/json" {
+			fakeJSONPage(w, r, b)
 			return
 		}
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
@@ -391,6 +416,57 @@ func fakeServe(args []string) int {
 	return 0
 }
 
+// fakeJSONRows turns the rows of a JSON PUT body, {"data": [...]}, into
+// CSV with the columns of the first row, sorted; a body without rows
+// (column metadata only) gives nil.
+func fakeJSONRows(body []byte) ([]byte, error) {
+	var req struct{ Data []map[string]any }
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, fmt.Errorf("bad JSON body: %v", err)
+	}
+	if len(req.Data) == 0 {
+		return nil, nil
+	}
+	cols := slices.Sorted(maps.Keys(req.Data[0]))
+	var buf bytes.Buffer
+	cw := csv.NewWriter(&buf)
+	cw.Write(cols)
+	for _, row := range req.Data {
+		rec := make([]string, len(cols))
+		for j, c := range cols {
+			rec[j] = fmt.Sprint(row[c])
+		}
+		cw.Write(rec)
+	}
+	cw.Flush()
+	return buf.Bytes(), cw.Error()
+}
+
+// fakeJSONPage answers one page (page, pageSize) of a dataset held as CSV
+// as JSON rows of strings with the paging envelope.
+func fakeJSONPage(w http.ResponseWriter, r *http.Request, dataset []byte) {
+	recs, err := csv.NewReader(bytes.NewReader(dataset)).ReadAll()
+	if err != nil || len(recs) == 0 {
+		http.Error(w, fmt.Sprint("bad dataset: ", err), http.StatusInternalServerError)
+		return
+	}
+	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	size, _ := strconv.Atoi(r.URL.Query().Get("pageSize"))
+	size = min(max(size, 1), 1000)
+	rows := recs[1:]
+	data := []map[string]string{}
+	for _, rec := range rows[min(page*size, len(rows)):min((page+1)*size, len(rows))] {
+		m := map[string]string{}
+		for j, c := range recs[0] {
+			m[c] = rec[j]
+		}
+		data = append(data, m)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	json.NewEncoder(w).Encode(map[string]any{"data": data, "pageNumber": page, "pageSize": size,
+		"totalCount": len(rows), "totalPages": (len(rows) + size - 1) / size})
+}
+
 // fakeViewHeader is the CSV header of every view of the fake server and of
 // the fake anchor's COPY.
 const fakeViewHeader = "ts,store,sales,eventTimestamp"
@@ -406,6 +482,31 @@ func fakeSQL(args []string) int {
 	}
 	for _, stmt := range fs.Args() {
 		switch {
+		case strings.Contains(stmt, "read_parquet('"):
+			_, path, _ := strings.Cut(stmt, "read_parquet('")
+			path, _, _ = strings.Cut(path, "')")
+			n, err := fakeParquetRows(path)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			os.WriteFile(*db, []byte(strconv.FormatInt(n, 10)), 0o644)
+		case strings.HasPrefix(stmt, "COPY bench TO '"):
+			// COPY bench TO 'out' (HEADER | FORMAT parquet): the rows the
+			// database file says, of one column.
+			out, opts, _ := strings.Cut(strings.TrimPrefix(stmt, "COPY bench TO '"), "'")
+			b, _ := os.ReadFile(*db)
+			n, _ := strconv.Atoi(string(b))
+			var err error
+			if strings.Contains(opts, "parquet") {
+				err = fakeWriteParquet(out, n)
+			} else {
+				err = os.WriteFile(out, []byte("x\n"+strings.Repeat("1\n", n)), 0o644)
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
 		case strings.HasPrefix(stmt, "CREATE TABLE"):
 			_, path, _ := strings.Cut(stmt, "read_csv('")
 			path, _, _ = strings.Cut(path, "')")
@@ -448,6 +549,41 @@ func fakeSQL(args []string) int {
 		fmt.Fprintln(os.Stderr, "elapsed_ns: 1000000")
 	}
 	return 0
+}
+
+// fakeParquetRows is the row count in the footer of the Parquet file at
+// path.
+func fakeParquetRows(path string) (int64, error) {
+	r, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	return r.NumRows(), nil
+}
+
+// fakeWriteParquet writes n rows of one int64 column to a Parquet file.
+func fakeWriteParquet(path string, n int) error {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	defer b.Release()
+	for i := range n {
+		b.Append(int64(i))
+	}
+	col := b.NewArray()
+	defer col.Release()
+	rec := array.NewRecordBatch(schema, []arrow.Array{col}, int64(n))
+	defer rec.Release()
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w, err := pqarrow.NewFileWriter(schema, f, nil, pqarrow.DefaultWriterProps())
+	if err != nil {
+		f.Close()
+		return err
+	}
+	return errors.Join(w.Write(rec), w.Close())
 }
 
 func fakeVaticBin(t testing.TB) string {
