@@ -275,8 +275,8 @@ func predictFormats(ctx context.Context, cfg Config, t *target, scratch, kind st
 // request when the harness started it.
 func bigPredict(ctx context.Context, cfg Config, t *target, modelID string, csvBody []byte) (Result, error) {
 	const w = "Columnar/predict-big/format=csv"
-	header, rows, _ := bytes.Cut(csvBody, []byte("\n"))
-	header = append(header, '\n')
+	cut := bytes.IndexByte(csvBody, '\n') + 1
+	header, rows := csvBody[:cut], csvBody[cut:]
 	perBlock := bytes.Count(rows, []byte("\n"))
 	repeats := (cfg.Columnar.BigPredictRows + perBlock - 1) / perBlock
 	parts := []io.Reader{bytes.NewReader(header)}
