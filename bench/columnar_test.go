@@ -102,3 +102,37 @@ func TestRunColumnar(t *testing.T) {
 		t.Errorf("Dir after Run holds %v, want %s", names, want)
 	}
 }
+
+// Against a fake server that speaks Arrow IPC and Parquet, every format
+// of every part is measured: the uploads' files are read whole by the
+// server, the exports' streams and the predict answers by the harness.
+func TestRunColumnarFormats(t *testing.T) {
+	bin := fakeVaticBin(t)
+	t.Setenv("BENCH_FAKE_COLUMNAR", "1")
+	var progress bytes.Buffer
+	cfg := bench.Config{Vatic: bin, Rows: 2000, Seed: 4, Dir: t.TempDir(), Runs: 1, PredictRows: 300, LinearTrainRows: 100,
+		Columnar: bench.ColumnarConfig{BigPredictRows: 300}, Progress: &progress}
+	results, err := bench.Run(t.Context(), cfg, []string{bench.WorkloadColumnar})
+	if err != nil {
+		t.Fatalf("Run = %v\nprogress:\n%s", err, progress.String())
+	}
+	got := countByName(results)
+	for _, f := range []string{"csv", "json", "arrow", "parquet"} {
+		for _, name := range []string{"predict/model=linear", "predict/model=tree", "upload", "export"} {
+			if n := got["Columnar/"+name+"/format="+f+"/impl=vatic"]; n != 1 {
+				t.Errorf("Run gave %d results named Columnar/%s/format=%s/impl=vatic, want 1 (all: %v)", n, name, f, got)
+			}
+		}
+	}
+	if strings.Contains(progress.String(), "skipped") {
+		t.Errorf("progress says a format was skipped:\n%s", progress.String())
+	}
+	for _, c := range bench.Checks(results) {
+		if c.Text == "not measured" {
+			t.Errorf("check %+v: not measured", c)
+		}
+		if c.Workload == "Columnar/upload/format=arrow" && (c.Value <= 0 || c.Detail == "") {
+			t.Errorf("check %+v: want the ratio of the Arrow upload's rows/s to CSV's", c)
+		}
+	}
+}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -68,6 +69,10 @@ func fakeServe(args []string) int {
 	}
 	var mu sync.Mutex
 	datasets := map[string][]byte{}
+	// With BENCH_FAKE_COLUMNAR=1 the server also speaks Arrow IPC and
+	// Parquet (uploads, exports, predict); else it refuses them as vatic
+	// did before issue 17.
+	columnar := os.Getenv("BENCH_FAKE_COLUMNAR") == "1"
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {})
 	auth := func(h http.HandlerFunc) http.HandlerFunc {
@@ -81,9 +86,24 @@ func fakeServe(args []string) int {
 	}
 	views := map[string]string{} // view name → base dataset
 	mux.HandleFunc("PUT /v1/data/{name}", auth(func(w http.ResponseWriter, r *http.Request) {
-		switch r.Header.Get("Content-Type") {
-		case bench.MediaArrow, bench.MediaParquet: // as vatic before issue 17
-			http.Error(w, `{"statusCode":400,"errorType":"RequestValidation"}`, http.StatusBadRequest)
+		switch media := r.Header.Get("Content-Type"); media {
+		case bench.MediaArrow, bench.MediaParquet:
+			if !columnar { // as vatic before issue 17
+				http.Error(w, `{"statusCode":400,"errorType":"RequestValidation"}`, http.StatusBadRequest)
+				return
+			}
+			tbl, err := fakeReadColumnar(media, r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			n := tbl.NumRows()
+			tbl.Release()
+			mu.Lock()
+			datasets[r.PathValue("name")] = []byte("x\n" + strings.Repeat("1\n", int(n)))
+			mu.Unlock()
+			w.WriteHeader(http.StatusCreated)
+			fmt.Fprintf(w, `{"dataSetName":%q,"rowCount":%d}`, r.PathValue("name"), n)
 			return
 		}
 		if r.Header.Get("Content-Type") == "application/json" {
@@ -149,8 +169,32 @@ func fakeServe(args []string) int {
 			http.NotFound(w, r)
 			return
 		}
-		if r.Header.Get("Accept") == "application/json" {
+		switch media := r.Header.Get("Accept"); {
+		case media == "application/json":
 			fakeJSONPage(w, r, b)
+			return
+		case columnar && (media == bench.MediaArrow || media == bench.MediaParquet):
+			// Every column as strings.
+			recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+			if err != nil || len(recs) == 0 {
+				http.Error(w, fmt.Sprint("bad dataset: ", err), http.StatusInternalServerError)
+				return
+			}
+			var fields []arrow.Field
+			var cols []arrow.Array
+			for j, name := range recs[0] {
+				sb := array.NewStringBuilder(memory.DefaultAllocator)
+				for _, rec := range recs[1:] {
+					sb.Append(rec[j])
+				}
+				fields = append(fields, arrow.Field{Name: name, Type: arrow.BinaryTypes.String})
+				cols = append(cols, sb.NewArray())
+				sb.Release()
+			}
+			w.Header().Set("Content-Type", media)
+			if err := fakeWriteColumnar(w, media, arrow.NewSchema(fields, nil), cols); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+			}
 			return
 		}
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
@@ -336,6 +380,26 @@ func fakeServe(args []string) int {
 			return
 		}
 		pred := strconv.FormatFloat(fs.meanY, 'g', -1, 64)
+		if media := r.Header.Get("Content-Type"); columnar && (media == bench.MediaArrow || media == bench.MediaParquet) {
+			// The answer holds the target column alone.
+			tbl, err := fakeReadColumnar(media, r.Body)
+			if err != nil || tbl.NumRows() == 0 || r.Header.Get("Accept") != media {
+				http.Error(w, fmt.Sprint("bad predict request: ", err), http.StatusBadRequest)
+				return
+			}
+			fb := array.NewFloat64Builder(memory.DefaultAllocator)
+			for range tbl.NumRows() {
+				fb.Append(fs.meanY)
+			}
+			tbl.Release()
+			schema := arrow.NewSchema([]arrow.Field{{Name: fs.target, Type: arrow.PrimitiveTypes.Float64}}, nil)
+			w.Header().Set("Content-Type", media)
+			if err := fakeWriteColumnar(w, media, schema, []arrow.Array{fb.NewArray()}); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+			}
+			fb.Release()
+			return
+		}
 		if r.Header.Get("Content-Type") == "text/csv" {
 			recs, err := csv.NewReader(r.Body).ReadAll()
 			if err != nil || len(recs) < 2 || r.Header.Get("Accept") != "text/csv" {
@@ -549,6 +613,51 @@ func fakeSQL(args []string) int {
 		fmt.Fprintln(os.Stderr, "elapsed_ns: 1000000")
 	}
 	return 0
+}
+
+// fakeReadColumnar reads a whole Arrow IPC stream or Parquet file.
+func fakeReadColumnar(media string, r io.Reader) (arrow.Table, error) {
+	if media == bench.MediaParquet {
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return nil, err
+		}
+		return pqarrow.ReadTable(context.Background(), bytes.NewReader(b), nil, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	}
+	ir, err := ipc.NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	defer ir.Release()
+	var recs []arrow.RecordBatch
+	for ir.Next() {
+		rec := ir.RecordBatch()
+		rec.Retain()
+		recs = append(recs, rec)
+	}
+	if err := ir.Err(); err != nil {
+		return nil, err
+	}
+	return array.NewTableFromRecords(ir.Schema(), recs), nil
+}
+
+// fakeWriteColumnar writes one record batch of cols, which it releases, as
+// an Arrow IPC stream or a Parquet file.
+func fakeWriteColumnar(w io.Writer, media string, schema *arrow.Schema, cols []arrow.Array) error {
+	rec := array.NewRecordBatch(schema, cols, int64(cols[0].Len()))
+	defer rec.Release()
+	for _, c := range cols {
+		c.Release()
+	}
+	if media == bench.MediaParquet {
+		pw, err := pqarrow.NewFileWriter(schema, w, nil, pqarrow.DefaultWriterProps())
+		if err != nil {
+			return err
+		}
+		return errors.Join(pw.Write(rec), pw.Close())
+	}
+	iw := ipc.NewWriter(w, ipc.WithSchema(schema))
+	return errors.Join(iw.Write(rec), iw.Close())
 }
 
 // fakeParquetRows is the row count in the footer of the Parquet file at
