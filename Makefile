@@ -53,6 +53,8 @@ bench: build
 fuzz:
 	go test -run '^$$' -fuzz '^FuzzCSV$$' -fuzztime $(FUZZTIME) ./ingest
 	go test -run '^$$' -fuzz '^FuzzJSON$$' -fuzztime $(FUZZTIME) ./ingest
+	go test -run '^$$' -fuzz '^FuzzArrowStream$$' -fuzztime $(FUZZTIME) ./ingest
+	go test -run '^$$' -fuzz '^FuzzParquet$$' -fuzztime $(FUZZTIME) ./ingest
 	go test -run '^$$' -fuzz '^FuzzInfer$$' -fuzztime $(FUZZTIME) ./ingest
 	go test -run '^$$' -fuzz '^FuzzParseTime$$' -fuzztime $(FUZZTIME) ./columnar
 	go test -run '^$$' -fuzz '^FuzzQuoteIdent$$' -fuzztime $(FUZZTIME) ./columnar

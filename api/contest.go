@@ -98,17 +98,16 @@ func (s *Server) contestantRows(w http.ResponseWriter, r *http.Request, sessionI
 	if err := s.requirePaid(r); err != nil {
 		return err
 	}
-	q := params(r.URL.Query())
-	pg, size, err := q.paging()
+	pg, size, page, err := resultPaging(r)
 	if err != nil {
 		return err
 	}
-	sess, ct, rows, err := s.engine.ContestantRows(r.Context(), sessionID, contestantID, engine.Page{Page: pg, PageSize: size})
+	sess, ct, rows, err := s.engine.ContestantRows(r.Context(), sessionID, contestantID, page)
 	if err != nil {
 		return err
 	}
 	defer rows.Release()
-	if err := engine.CheckInterval(q.get("predictionInterval"), sess.PredictionIntervals); err != nil {
+	if err := engine.CheckInterval(params(r.URL.Query()).get("predictionInterval"), sess.PredictionIntervals); err != nil {
 		return err
 	}
 	cj := toContestantJSON(baseURL(r), sessionID, ct)
@@ -118,7 +117,7 @@ func (s *Server) contestantRows(w http.ResponseWriter, r *http.Request, sessionI
 		return err
 	}
 	head = bytes.TrimSuffix(head, []byte(`,"links":null}`))
-	return s.writeRowsBody(w, r, rows, wantsCSV(r), appendRowTime, head, newPage(r, pg, size, rows.Total))
+	return s.writeRowsBody(w, r, rows, acceptedFormat(r), appendRowTime, head, newPage(r, pg, size, rows.Total))
 }
 
 // contestants answers GET /sessions/{id}/contest/contestants (REFERENCE

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"math"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -49,8 +48,9 @@ func (s *Server) listDatasets(w http.ResponseWriter, r *http.Request, _ httprout
 	return writeList(w, r, pg, size, total, out)
 }
 
-// putDataset answers PUT /data/{name} (REFERENCE §3.2) with JSON or CSV,
-// optionally gzip- or zstd-encoded, streamed into the engine.
+// putDataset answers PUT /data/{name} (REFERENCE §3.2) with JSON, CSV, an
+// Arrow IPC stream or Parquet, optionally gzip- or zstd-encoded, streamed
+// into the engine.
 func (s *Server) putDataset(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
 	name := p.ByName("name")
 	req := engine.PutRequest{
@@ -60,7 +60,7 @@ func (s *Server) putDataset(w http.ResponseWriter, r *http.Request, p httprouter
 		TimestampColumn: params(r.URL.Query()).get("timestampColumn"),
 		Format:          engine.FormatHints{ContentType: r.Header.Get("Content-Type")},
 	}
-	// A content type that is neither CSV nor JSON is refused before
+	// A content type that names none of the formats is refused before
 	// anything else; the engine decides the format.
 	if err := engine.CheckFormat(req.Format); err != nil {
 		return err
@@ -75,7 +75,8 @@ func (s *Server) putDataset(w http.ResponseWriter, r *http.Request, p httprouter
 }
 
 // getDataset answers GET /data/{name} (REFERENCE §3.3): a page of rows as
-// JSON, or as CSV for Accept: text/csv (readRowsParams).
+// JSON, or, by Accept, as CSV, an Arrow IPC stream or a Parquet file,
+// which hold every row unless page or pageSize is given (readRowsParams).
 func (s *Server) getDataset(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
 	name := p.ByName("name")
 	return s.cachedPage(w, r, name, func(w http.ResponseWriter, r *http.Request) error { return s.renderDataset(w, r, name) })
@@ -139,7 +140,7 @@ func (s *Server) renderDataset(w http.ResponseWriter, r *http.Request, name stri
 		b.Write(mv)
 	}
 	b.WriteString(`,"messages":[]`)
-	return s.writeRowsBody(w, r, rows, rp.csv, tf, b.Bytes(), pgEnv)
+	return s.writeRowsBody(w, r, rows, rp.format, tf, b.Bytes(), pgEnv)
 }
 
 // streamError logs an error met after the response started: the status is
@@ -150,18 +151,6 @@ func (s *Server) streamError(r *http.Request, err error) error {
 		s.log.WarnContext(r.Context(), "response truncated", engine.LogRequestID, requestID(r), engine.LogErr, err)
 	}
 	return nil
-}
-
-// wantsCSV reports whether the Accept header asks for CSV; anything else
-// means JSON (REFERENCE §1.2: never 406).
-func wantsCSV(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
-		mt, _, _ := mime.ParseMediaType(strings.TrimSpace(part))
-		if strings.EqualFold(mt, "text/csv") {
-			return true
-		}
-	}
-	return false
 }
 
 // deleteDataset answers DELETE /data/{name} (REFERENCE §3.4).

@@ -170,7 +170,7 @@ func TestGetDatasetErrors(t *testing.T) {
 		{"unknown dataset bad page", "/v1/data/nothing?pageSize=0", 400, "RequestValidation", "pageSize", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, accept := range []string{"application/json", "text/csv"} {
+			for _, accept := range []string{"application/json", "text/csv", acceptArrow, acceptParquet} {
 				res := s.do(t, "GET", tc.path, nil, "Accept", accept)
 				e := wantError(t, "GET "+tc.path+" Accept "+accept, res, tc.status, tc.errorType, tc.detail)
 				if tc.status == 404 && (e.ErrorDetails["itemType"] != "dataSet" || e.ErrorDetails["itemId"] != "nothing") {

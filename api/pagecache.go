@@ -10,7 +10,7 @@ import (
 )
 
 // pageCache keeps the rendered answers of GET /data/{name} (pages of rows,
-// JSON or CSV) so that a page read again, as dashboards do, costs no
+// in any format) so that a page read again, as dashboards do, costs no
 // query. An entry is valid for the dataset version it was rendered at
 // (engine.DataVersion, which changes after every committed write and
 // before the write answers), so a client always reads its own writes.
@@ -85,15 +85,14 @@ func (c *pageCache) remove(el *list.Element) {
 
 // pageKey is what the answer of a page request depends on besides the
 // dataset's version: the path and query as sent, the base URL the links
-// are built on, and whether CSV was asked for.
+// are built on, and the format asked for (acceptedFormat).
 func pageKey(r *http.Request) string {
 	var b strings.Builder
 	b.WriteString(baseURL(r))
 	b.WriteByte(' ')
 	b.WriteString(r.URL.RequestURI())
-	if wantsCSV(r) {
-		b.WriteString(" csv")
-	}
+	b.WriteByte(' ')
+	b.WriteString(acceptedFormat(r).String())
 	return b.String()
 }
 

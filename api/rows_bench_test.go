@@ -69,3 +69,41 @@ func BenchmarkWriteRowsCSV(b *testing.B) {
 func BenchmarkWriteRowsJSON(b *testing.B) {
 	benchmarkRows(b, func(names []string) rowWriter { return newJSONRows(names) })
 }
+
+// BenchmarkBatchWriter is the columnar encoders alone, on the benchmark
+// table's shape: what an Arrow or Parquet answer costs beyond the query.
+func BenchmarkBatchWriter(b *testing.B) {
+	const rows = 200_000
+	schema, recs := benchBatches(b, rows)
+	for _, f := range []rowFormat{formatArrow, formatParquet} {
+		b.Run(f.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			var size countingWriter
+			for b.Loop() {
+				size = 0
+				bw, err := newBatchWriter(&size, f, schema)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, rec := range recs {
+					if err := bw.Write(rec); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := bw.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)*rows/b.Elapsed().Seconds(), "rows/s")
+			b.ReportMetric(float64(size), "bytes")
+		})
+	}
+}
+
+// countingWriter discards what it is given and counts the bytes.
+type countingWriter int64
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	*c += countingWriter(len(p))
+	return len(p), nil
+}

@@ -32,10 +32,6 @@ type Options struct {
 	// MaxRequestBytes caps the JSON body of an import, session or view
 	// request (default 1 MiB, never above MaxBodyBytes).
 	MaxRequestBytes int64
-	// MaxPredictBytes caps a predict body, whose rows are scored in one
-	// matrix and so held in memory (default 64 MiB, never above
-	// MaxBodyBytes).
-	MaxPredictBytes int64
 	// BodyIdleTimeout aborts a request whose body sends nothing for this
 	// long: the handler's read fails, what it was writing rolls back and
 	// the client gets 408 (see idleBody). Zero waits forever.
@@ -110,10 +106,6 @@ func New(e *engine.Engine, opts Options) *Server {
 		opts.MaxRequestBytes = 1 << 20
 	}
 	opts.MaxRequestBytes = min(opts.MaxRequestBytes, opts.MaxBodyBytes)
-	if opts.MaxPredictBytes <= 0 {
-		opts.MaxPredictBytes = 64 << 20
-	}
-	opts.MaxPredictBytes = min(opts.MaxPredictBytes, opts.MaxBodyBytes)
 	if opts.MaxHeavy <= 0 {
 		opts.MaxHeavy = 4
 	}

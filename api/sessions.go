@@ -269,12 +269,11 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, p httprou
 // sessionResults answers GET /sessions/{id}/results (REFERENCE §6.10):
 // the session, its metrics and a page of result rows, as JSON or CSV.
 func (s *Server) sessionResults(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	q := params(r.URL.Query())
-	pg, size, err := q.paging()
+	pg, size, page, err := resultPaging(r)
 	if err != nil {
 		return err
 	}
-	sess, rows, err := s.engine.SessionResultsAt(r.Context(), p.ByName("id"), engine.Page{Page: pg, PageSize: size}, q.get("predictionInterval"))
+	sess, rows, err := s.engine.SessionResultsAt(r.Context(), p.ByName("id"), page, params(r.URL.Query()).get("predictionInterval"))
 	if err != nil {
 		return err
 	}
@@ -317,7 +316,7 @@ func (s *Server) writeSessionRows(w http.ResponseWriter, r *http.Request, sess e
 	hb = bytes.TrimSuffix(hb, []byte(`,"links":null}`))
 	pgEnv := newPage(r, pg, size, rows.Total)
 	pgEnv.Links = append(pgEnv.Links, links...)
-	return s.writeRowsBody(w, r, rows, wantsCSV(r), appendRowTime, hb, pgEnv)
+	return s.writeRowsBody(w, r, rows, acceptedFormat(r), appendRowTime, hb, pgEnv)
 }
 
 // resultLinks are the links of a results response besides paging.
@@ -363,12 +362,11 @@ var resultRels = []struct {
 // and the paging envelope. A session without outliers answers 200 with
 // empty data.
 func (s *Server) outliers(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	q := params(r.URL.Query())
-	pg, size, err := q.paging()
+	pg, size, page, err := resultPaging(r)
 	if err != nil {
 		return err
 	}
-	sess, rows, err := s.engine.SessionOutliers(r.Context(), p.ByName("id"), engine.Page{Page: pg, PageSize: size})
+	sess, rows, err := s.engine.SessionOutliers(r.Context(), p.ByName("id"), page)
 	if err != nil {
 		return err
 	}
@@ -409,12 +407,11 @@ func (s *Server) confusionMatrix(w http.ResponseWriter, r *http.Request, p httpr
 // classes, metrics and a page of test rows with the champion's
 // <target>:<class> scores, as JSON or CSV.
 func (s *Server) classScores(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	q := params(r.URL.Query())
-	pg, size, err := q.paging()
+	pg, size, page, err := resultPaging(r)
 	if err != nil {
 		return err
 	}
-	sess, classes, rows, err := s.engine.SessionClassScores(r.Context(), p.ByName("id"), engine.Page{Page: pg, PageSize: size})
+	sess, classes, rows, err := s.engine.SessionClassScores(r.Context(), p.ByName("id"), page)
 	if err != nil {
 		return err
 	}
@@ -446,12 +443,11 @@ func (s *Server) mahalanobisDistances(w http.ResponseWriter, r *http.Request, p 
 
 // anomalyRows answers the two anomaly results, as JSON or CSV.
 func (s *Server) anomalyRows(w http.ResponseWriter, r *http.Request, p httprouter.Params, distances bool) error {
-	q := params(r.URL.Query())
-	pg, size, err := q.paging()
+	pg, size, page, err := resultPaging(r)
 	if err != nil {
 		return err
 	}
-	sess, rows, err := s.engine.SessionAnomalyScores(r.Context(), p.ByName("id"), distances, engine.Page{Page: pg, PageSize: size})
+	sess, rows, err := s.engine.SessionAnomalyScores(r.Context(), p.ByName("id"), distances, page)
 	if err != nil {
 		return err
 	}

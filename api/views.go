@@ -189,7 +189,9 @@ func (s *Server) listViews(w http.ResponseWriter, r *http.Request, _ httprouter.
 }
 
 // getView answers GET /views/{name} (REFERENCE §4.3): the definition with
-// a page of its rows (timestamps in the 7-digit Z format), or CSV.
+// a page of its rows (timestamps in the 7-digit Z format), or, by Accept,
+// the rows as CSV, an Arrow IPC stream or a Parquet file, every row unless
+// page or pageSize is given (readRowsParams).
 func (s *Server) getView(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
 	rp, err := readRowsParams(r)
 	if err != nil {
@@ -207,7 +209,7 @@ func (s *Server) getView(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 	// The definition's fields, then data, then the paging envelope whose
 	// links replace the definition's (empty) ones.
 	head = bytes.TrimSuffix(head, []byte(`,"links":[]}`))
-	return s.writeRowsBody(w, r, rows, rp.csv, appendRowTime, head, newPage(r, rp.page, rp.size, rows.Total))
+	return s.writeRowsBody(w, r, rows, rp.format, appendRowTime, head, newPage(r, rp.page, rp.size, rows.Total))
 }
 
 // deleteView answers DELETE /views/{name} (REFERENCE §4.4); the JS client

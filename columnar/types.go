@@ -196,6 +196,10 @@ type Spec struct {
 // storage type with numeric and string).
 const MetaDataType = "vatic.dataType"
 
+// MetaRole is the Arrow field metadata key that carries a column's Role
+// in the Arrow and Parquet answers of the API.
+const MetaRole = "vatic.role"
+
 // Field returns the Arrow field for a column of type t.
 func Field(name string, t DataType) arrow.Field {
 	return arrow.Field{

@@ -243,7 +243,7 @@ func TestCacheSessionsAndModels(t *testing.T) {
 	if err != nil || m.LastUsed != nil {
 		t.Fatalf("Model = %+v, %v; want unused", m, err)
 	}
-	if _, err := e.Predict(ctx, m.ID, PredictRequest{Rows: []PredictRow{{Names: []string{"a", "b"}, Values: []any{"1", "2"}}}}); err != nil {
+	if _, err := e.predictText(ctx, m.ID, []string{"a", "b"}, [][]string{{"1", "2"}}); err != nil {
 		t.Fatal(err)
 	}
 	if m, _ := e.Model(ctx, m.ID); m.LastUsed == nil {
@@ -368,7 +368,7 @@ func (e *Engine) pageTimes(t *testing.T, name string, q RowsQuery) []string {
 // TestPageOrderFollowsWrites checks that a page is in time order whether
 // the rows are stored in time order (read without a sort) or not (sorted
 // by row id first), and that the cached answer to "stored in order?"
-// changes with every write.
+// changes with every write; a whole export asks it too.
 func TestPageOrderFollowsWrites(t *testing.T) {
 	e := newTestEngine(t)
 	ctx := t.Context()
@@ -396,6 +396,10 @@ func TestPageOrderFollowsWrites(t *testing.T) {
 	if ordered, ok := e.cache.order("s", "ts"); !ok || ordered {
 		t.Fatalf("cache order = %v, %v; want known and not ordered", ordered, ok)
 	}
+	// A whole export (no page size) asks the same question and sorts.
+	if got := e.pageTimes(t, "s", RowsQuery{Include: []string{"ts"}}); strings.Join(got, " ") != strings.Join(all, " ") {
+		t.Fatalf("unsorted table, export = %v, want %v", got, all)
+	}
 
 	// A range delete of the early rows puts it back in order.
 	end := time.Date(2019, 12, 31, 0, 0, 0, 0, time.UTC)
@@ -407,5 +411,12 @@ func TestPageOrderFollowsWrites(t *testing.T) {
 	}
 	if ordered, ok := e.cache.order("s", "ts"); !ok || !ordered {
 		t.Fatalf("after delete, cache order = %v, %v; want known and ordered", ordered, ok)
+	}
+	e.putTestCSV(t, "s", "ts,v\n2020-01-06,6\n")
+	if got := e.pageTimes(t, "s", RowsQuery{Include: []string{"ts"}}); len(got) != 6 || got[5] != "2020-01-06" {
+		t.Fatalf("export after an in-order write = %v", got)
+	}
+	if ordered, ok := e.cache.order("s", "ts"); !ok || !ordered {
+		t.Fatalf("after an export, cache order = %v, %v; want known and ordered (the export asked)", ordered, ok)
 	}
 }

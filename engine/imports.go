@@ -39,7 +39,7 @@ const (
 type ImportSpec struct {
 	Kind        ImportKind
 	DataSetName string
-	ContentType string // "csv", "json" or "" to detect
+	ContentType string // "csv", "json", "arrow", "parquet" or "" to detect
 	Columns     []columnar.Spec
 
 	URL                  string // url
@@ -166,10 +166,10 @@ func validateImport(s *ImportSpec) error {
 		}
 	}
 	switch ct := strings.ToLower(strings.TrimSpace(s.ContentType)); ct {
-	case "", "csv", "json":
+	case "", "csv", "json", "arrow", "parquet":
 		s.ContentType = ct
 	default:
-		details["contentType"] = append(details["contentType"], "Value for contentType must be csv or json")
+		details["contentType"] = append(details["contentType"], "Value for contentType must be csv, json, arrow or parquet")
 	}
 	switch s.Kind {
 	case ImportURL:

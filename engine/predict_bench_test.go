@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -10,7 +9,7 @@ import (
 )
 
 // BenchmarkPredictLinear scores 100 000 rows of 20 numeric features with a
-// saved linear model through Engine.Predict: preparation replay, the
+// saved linear model through Engine.PredictStream: preparation replay, the
 // model's kernel and the bookkeeping, without HTTP or JSON.
 func BenchmarkPredictLinear(b *testing.B) {
 	const features, trainRows, rows = 20, 2000, 100_000
@@ -41,21 +40,25 @@ func BenchmarkPredictLinear(b *testing.B) {
 	if done.ModelID == "" {
 		b.Fatalf("session %s: %v", done.Status, done.Messages)
 	}
-	req := PredictRequest{Rows: make([]PredictRow, rows)}
 	names := make([]string, features)
 	for j := range names {
 		names[j] = fmt.Sprintf("f%d", j)
 	}
-	for i := range req.Rows {
-		vals := make([]any, features)
-		for j := range vals {
-			vals[j] = json.Number(strconv.FormatFloat(r.Float64(), 'f', 6, 64)) // as the API decodes JSON
+	// Text values in batches of 16384 rows, as the API decodes a body.
+	var batches [][][]string
+	for i := 0; i < rows; i += 16384 {
+		batch := make([][]string, min(16384, rows-i))
+		for k := range batch {
+			batch[k] = make([]string, features)
+			for j := range features {
+				batch[k][j] = strconv.FormatFloat(r.Float64(), 'f', 6, 64)
+			}
 		}
-		req.Rows[i] = PredictRow{Names: names, Values: vals}
+		batches = append(batches, batch)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := e.Predict(b.Context(), done.ModelID, req); err != nil {
+		if _, err := e.predictText(b.Context(), done.ModelID, names, batches...); err != nil {
 			b.Fatal(err)
 		}
 	}

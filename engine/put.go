@@ -40,7 +40,8 @@ type PutRequest struct {
 	// decides, from the first bytes of the decompressed body when the
 	// hints do not (the zero value).
 	Format FormatHints
-	// TimestampColumn names the column that gets role timestamp (CSV only).
+	// TimestampColumn names the column that gets role timestamp (CSV,
+	// Arrow and Parquet; a JSON body says it in its columns).
 	TimestampColumn string
 	// Columns is metadata supplied beside the body (an import request's);
 	// a JSON body's own columns are applied after it.
@@ -106,7 +107,7 @@ func (e *Engine) putDataset(ctx context.Context, req PutRequest, also func(ctx c
 	}
 	defer body.Close()
 
-	p := &putPlan{e: e, old: old, exists: exists, req: req}
+	p := &putPlan{e: e, old: old, exists: exists, req: req, maxDecoded: maxDecoded}
 	p.cols = slices.Clone(old.Columns)
 	p.missing = old.MissingValues
 	tableCols, err := e.tableColumns(ctx, old.Name)
@@ -131,11 +132,17 @@ func (e *Engine) putDataset(ctx context.Context, req PutRequest, also func(ctx c
 	if err != nil {
 		return d, false, unsupportedContentType(req.Format.ContentType)
 	}
-	switch format {
-	case ingest.FormatJSON:
+	if format == ingest.FormatJSON {
 		rd, err = ingest.NewJSON(src, p.baseOptions(), p.prepareJSON)
-	default:
-		if err = p.applyTimestampParam(); err == nil {
+	} else if err = p.applyTimestampParam(); err == nil {
+		switch format {
+		case ingest.FormatArrow:
+			rd, err = ingest.NewArrowStream(src, p.ingestOptions())
+		case ingest.FormatParquet:
+			// Read from a copy in TempDir: a Parquet file is read from
+			// its end (ingest.NewParquet).
+			rd, err = ingest.NewParquet(src, p.ingestOptions())
+		default:
 			rd, err = ingest.NewCSV(src, p.ingestOptions())
 		}
 	}
@@ -160,9 +167,10 @@ func (e *Engine) putDataset(ctx context.Context, req PutRequest, also func(ctx c
 	return p.d, !exists, nil
 }
 
-// CheckFormat refuses hints that declare a content type that is neither
-// CSV nor JSON (ingest.FormatOf), as PutDataset would once it reads the
-// body: a handler calls it to refuse such a request before anything else.
+// CheckFormat refuses hints that declare a content type that names none
+// of the formats (CSV, JSON, Arrow IPC stream, Parquet: ingest.FormatOf),
+// as PutDataset would once it reads the body: a handler calls it to refuse
+// such a request before anything else.
 func CheckFormat(h FormatHints) error {
 	if _, err := ingest.FormatOf(h, nil); err != nil {
 		return unsupportedContentType(h.ContentType)
@@ -171,7 +179,7 @@ func CheckFormat(h FormatHints) error {
 }
 
 func unsupportedContentType(ct string) *Error {
-	return Validation("Content-Type", "Content type '"+ct+"' is not supported; send application/json or text/csv")
+	return Validation("Content-Type", "Content type '"+ct+"' is not supported; send text/csv, application/json, "+ingest.MediaArrowStream+" or "+ingest.MediaParquet)
 }
 
 // classifyBody classifies an error met while reading and decoding the
@@ -227,6 +235,9 @@ type putPlan struct {
 	increasing map[string]bool
 	// zeroOne holds the numeric columns whose uploaded values were all 0/1.
 	zeroOne map[string]bool
+	// maxDecoded caps the decompressed body, and what an Arrow IPC
+	// stream's own compressed buffers expand to.
+	maxDecoded int64
 }
 
 type tableColumn struct {
@@ -242,9 +253,10 @@ func (p *putPlan) baseOptions() ingest.Options {
 		Workers:   p.e.opts.ImportWorkers,
 		// The body's own columns are bounded as they are read; with the
 		// dataset's, by checkWidth.
-		MaxColumns: p.e.opts.MaxColumns,
-		CheckName:  checkDataColumnName,
-		SpoolDir:   p.e.opts.TempDir,
+		MaxColumns:      p.e.opts.MaxColumns,
+		CheckName:       checkDataColumnName,
+		SpoolDir:        p.e.opts.TempDir,
+		MaxDecodedBytes: p.maxDecoded,
 	}
 }
 

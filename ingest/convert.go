@@ -18,10 +18,13 @@ import (
 type converter struct {
 	mem     memory.Allocator
 	missing map[string]struct{} // extra missing tokens; nil when none
+	// verbatim: string arrays keep every field, empty ones included
+	// (Options.Verbatim).
+	verbatim bool
 }
 
 func newConverter(o Options) *converter {
-	cv := &converter{mem: o.Allocator}
+	cv := &converter{mem: o.Allocator, verbatim: o.Verbatim}
 	for _, m := range o.MissingValues {
 		if cv.missing == nil {
 			cv.missing = make(map[string]struct{}, len(o.MissingValues))
@@ -143,7 +146,7 @@ func (cv *converter) buildString(fs *fieldSet, col, lo, hi int) arrow.Array {
 	b.ReserveData(size)
 	for i := lo; i < hi; i++ {
 		v := fs.field(i, col)
-		if cv.isMissing(trimSpace(v)) {
+		if !cv.verbatim && cv.isMissing(trimSpace(v)) {
 			b.AppendNull()
 			continue
 		}
@@ -162,6 +165,10 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // strconv.ParseFloat's: the mantissa and the power of ten are exact, so the
 // one division is correctly rounded. Everything else goes to strconv.
 func parseNumber(b []byte) (float64, bool) { return parseTrimmedNumber(trimSpace(b)) }
+
+// ParseNumber is parseNumber for the engine's predict, so that a value
+// sent for prediction reads as the same text uploaded would.
+func ParseNumber(b []byte) (float64, bool) { return parseNumber(b) }
 
 func parseTrimmedNumber(b []byte) (float64, bool) {
 	i := 0

@@ -112,7 +112,7 @@ func NewCSV(r io.Reader, opts Options) (*Reader, error) {
 	}
 	hdrEnd, hdrLines, _ := splitCSV(&hdr, buf, -1, 1, eof)
 	ncol := hdr.ncol
-	if k := hdr.firstInvalidUTF8(); k >= 0 {
+	if k := hdr.firstInvalidUTF8(); k >= 0 && !opts.Verbatim {
 		return nil, &ParseError{Line: int64(hdr.lines[0]), Msg: "invalid UTF-8"}
 	}
 
@@ -122,7 +122,7 @@ func NewCSV(r io.Reader, opts Options) (*Reader, error) {
 		v, n := cv.classifyHeaderField(hdr.field(0, j))
 		anyValue, anyName = anyValue || v, anyName || n
 	}
-	hasHeader := !(anyValue && !anyName)
+	hasHeader := opts.Verbatim || !(anyValue && !anyName)
 	names := make([]string, ncol)
 	for j := range names {
 		if hasHeader {
@@ -158,7 +158,15 @@ func NewCSV(r io.Reader, opts Options) (*Reader, error) {
 	if serr != nil {
 		return nil, csvError(serr, firstLine, names, int64(sample.rows))
 	}
-	types := cv.inferTypes(&sample, 0, sample.rows)
+	var types []columnar.DataType
+	if opts.Verbatim {
+		types = make([]columnar.DataType, ncol)
+		for j := range types {
+			types[j] = columnar.String
+		}
+	} else {
+		types = cv.inferTypes(&sample, 0, sample.rows)
+	}
 	cols := make([]ColumnInfo, ncol)
 	decl := make([]bool, ncol)
 	for j, n := range names {
@@ -363,7 +371,7 @@ func (p *csvPipe) parse(c *chunk) {
 		c.errRow = c.fs.rows
 		return
 	}
-	if !utf8.Valid(c.data) {
+	if !p.cv.verbatim && !utf8.Valid(c.data) {
 		if k := c.fs.firstInvalidUTF8(); k >= 0 {
 			c.err = &ParseError{Line: c.firstLine + int64(c.fs.lines[k/ncol]) - 1, Column: p.names[k%ncol], Msg: "invalid UTF-8"}
 			c.errRow = k / ncol

@@ -15,5 +15,5 @@ func InferType(values [][]byte, missing []string) columnar.DataType {
 	return cv.inferValues(len(values), func(i int) []byte { return values[i] })
 }
 
-// ParseNumber exposes the number parser.
-func ParseNumber(b []byte) (float64, bool) { return parseNumber(b) }
+// CheckPageHeader exposes the Parquet page header check.
+var CheckPageHeader = checkPageHeader

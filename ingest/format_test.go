@@ -50,6 +50,25 @@ func TestFormatOf(t *testing.T) {
 		f(ingest.FormatHints{Served: served}, jsonBytes, json)
 		f(ingest.FormatHints{Served: served}, csvBytes, csv)
 	}
+	// The columnar formats, by media type, import contentType, name and
+	// magic bytes.
+	const arrow, parquet = ingest.FormatArrow, ingest.FormatParquet
+	for _, ct := range []string{"application/vnd.apache.arrow.stream", "Application/Vnd.Apache.Arrow.Stream; x=1", "arrow"} {
+		f(ingest.FormatHints{ContentType: ct, Name: "x.csv"}, csvBytes, arrow)
+	}
+	for _, ct := range []string{"application/vnd.apache.parquet", "PARQUET"} {
+		f(ingest.FormatHints{ContentType: ct, Name: "x.csv"}, csvBytes, parquet)
+	}
+	for _, name := range []string{"rows.arrows", "rows.arrow", "ROWS.IPC", "rows.arrows.zst"} {
+		f(ingest.FormatHints{Name: name, Served: "text/csv"}, csvBytes, arrow)
+	}
+	for _, name := range []string{"part-0001.parquet", "x/y.PARQUET", "rows.parquet.gz"} {
+		f(ingest.FormatHints{Name: name, Served: "text/csv"}, csvBytes, parquet)
+	}
+	f(ingest.FormatHints{Served: "application/vnd.apache.parquet"}, csvBytes, parquet)
+	f(ingest.FormatHints{Served: "application/octet-stream"}, "PAR1\x15\x04", parquet)
+	f(ingest.FormatHints{}, "\xff\xff\xff\xff\x10\x01\x00\x00", arrow)
+	f(ingest.FormatHints{}, "\xff\xff\xff", csv)
 	// Nothing known and no bytes: CSV.
 	f(ingest.FormatHints{}, "", csv)
 	if got, err := ingest.FormatOf(ingest.FormatHints{}, nil); got != csv || err != nil {
@@ -65,7 +84,7 @@ func TestFormatOf(t *testing.T) {
 	}
 
 	// A declared type that names some other format is refused.
-	for _, ct := range []string{"application/xml", "image/png", "text/html", "tsv", "application/x-ndjson"} {
+	for _, ct := range []string{"application/xml", "image/png", "text/html", "tsv", "application/x-ndjson", "application/vnd.apache.arrow.file"} {
 		if _, err := ingest.FormatOf(ingest.FormatHints{ContentType: ct, Name: "x.csv"}, nil); !errors.Is(err, ingest.ErrUnsupportedFormat) {
 			t.Errorf("FormatOf(ContentType %q) error = %v, want ErrUnsupportedFormat", ct, err)
 		}
@@ -88,7 +107,7 @@ func FuzzFormatOf(f *testing.F) {
 			}
 			return
 		}
-		if got != ingest.FormatCSV && got != ingest.FormatJSON {
+		if got < ingest.FormatCSV || got > ingest.FormatParquet {
 			t.Fatalf("FormatOf = %v", got)
 		}
 		if nothing, _ := ingest.FormatOf(ingest.FormatHints{}, peek); nothing != ingest.DetectFormat(prefix) {

@@ -345,13 +345,18 @@ func readStrings(dec *json.Decoder) ([]string, bool, error) {
 // spoolPattern names spool files (os.CreateTemp's pattern).
 const spoolPattern = "vatic-ingest-*.json"
 
-// RemoveSpools removes the spool files left in dir (Options.SpoolDir) by
-// a process that ended without releasing its Readers, and reports how
-// many it removed. Call it only when no other process spools into dir.
+// RemoveSpools removes the spool files (JSON rows, Parquet bodies) left in
+// dir (Options.SpoolDir) by a process that ended without releasing its
+// Readers, and reports how many it removed. Call it only when no other
+// process spools into dir.
 func RemoveSpools(dir string) (int, error) {
-	left, err := filepath.Glob(filepath.Join(dir, spoolPattern))
-	if err != nil {
-		return 0, err
+	var left []string
+	for _, pattern := range []string{spoolPattern, parquetSpoolPattern} {
+		files, err := filepath.Glob(filepath.Join(dir, pattern))
+		if err != nil {
+			return 0, err
+		}
+		left = append(left, files...)
 	}
 	n := 0
 	for _, f := range left {

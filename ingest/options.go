@@ -46,6 +46,18 @@ type Options struct {
 	// os.TempDir(). A file is removed when its Reader is released; a
 	// process killed first leaves it behind (see RemoveSpools).
 	SpoolDir string
+	// Verbatim makes a CSV Reader read every column as String holding
+	// each field's text exactly as given (after unquoting): no type
+	// inference, no missing values (an empty field is "", not null), no
+	// UTF-8 check, and the first line is always the header. Predict bodies
+	// use it: the engine types the values by the model's columns and the
+	// answer echoes them as sent.
+	Verbatim bool
+	// MaxDecodedBytes caps what the buffers of an Arrow IPC stream that its
+	// writer compressed (LZ4, zstd) expand to, over the whole stream;
+	// default 1 GiB. More is an error matching ErrTooLarge. (A body's
+	// Content-Encoding is capped by Decompress.)
+	MaxDecodedBytes int64
 
 	blockBytes int // CSV block size; tests make it tiny
 }
@@ -53,6 +65,7 @@ type Options struct {
 const (
 	defaultBatchRows  = 65536
 	defaultSampleRows = 10000
+	defaultMaxDecoded = 1 << 30
 	maxSampleBytes    = 4 << 20
 	// DefaultMaxColumns is the default of Options.MaxColumns.
 	DefaultMaxColumns = 4096
@@ -73,6 +86,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxColumns <= 0 {
 		o.MaxColumns = DefaultMaxColumns
+	}
+	if o.MaxDecodedBytes <= 0 {
+		o.MaxDecodedBytes = defaultMaxDecoded
 	}
 	return o
 }

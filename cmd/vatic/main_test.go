@@ -31,7 +31,7 @@ func TestParseServe(t *testing.T) {
 		check(c)
 	}
 	f(nil, nil, func(c serveConfig) {
-		if c.Addr != "127.0.0.1:8080" || c.DataDir != "./data" || c.MaxBodyBytes != 1<<30 || c.MaxRequest != 1<<20 || c.MaxPredict != 64<<20 || c.MaxColumns != 4096 || c.LogFormat != "text" ||
+		if c.Addr != "127.0.0.1:8080" || c.DataDir != "./data" || c.MaxBodyBytes != 1<<30 || c.MaxRequest != 1<<20 || c.MaxColumns != 4096 || c.LogFormat != "text" ||
 			c.MaxHeavy != 4 || c.HeavyWait != 5*time.Second || c.MaxRestarts != 3 {
 			t.Errorf("defaults = %+v", c)
 		}
@@ -92,7 +92,7 @@ func TestParseServe(t *testing.T) {
 
 func TestParseServeErrors(t *testing.T) {
 	for _, args := range [][]string{
-		{"-log-format", "xml"}, {"-max-body", "0"}, {"-max-request-body", "0"}, {"-max-predict-body", "-1"}, {"-max-restarts", "0"}, {"-max-forecast-buckets", "0"}, {"-max-body", "abc"}, {"-max-columns", "0"}, {"-page-cache", "-1"}, {"-max-columns", "-1"}, {"-log-level", "loud"}, {"extra"}, {"-nope"},
+		{"-log-format", "xml"}, {"-max-body", "0"}, {"-max-request-body", "0"}, {"-max-restarts", "0"}, {"-max-forecast-buckets", "0"}, {"-max-body", "abc"}, {"-max-columns", "0"}, {"-page-cache", "-1"}, {"-max-columns", "-1"}, {"-log-level", "loud"}, {"extra"}, {"-nope"},
 		{"-idle-timeout", "0"}, {"-read-header-timeout", "0s"}, {"-body-idle-timeout", "-1s"}, {"-max-connections", "-1"},
 	} {
 		if _, err := parseServe(args, env(nil), io.Discard); err == nil {
@@ -282,10 +282,10 @@ func TestServeCompat(t *testing.T) {
 	}
 }
 
-// The request and predict body caps are flags: a body past one is a 413
-// naming the cap that applied.
+// The body caps are flags: a body past one is a 413 naming the cap that
+// applied; a predict body obeys -max-body, as an upload does.
 func TestServeBodyCaps(t *testing.T) {
-	base, stop := startServe(t, "-data", t.TempDir(), "-api-key", "k", "-max-request-body", "200", "-max-predict-body", "300")
+	base, stop := startServe(t, "-data", t.TempDir(), "-api-key", "k", "-max-request-body", "200", "-max-body", "300")
 	defer stop()
 	for _, c := range []struct {
 		path string

@@ -74,7 +74,6 @@ type serveConfig struct {
 	Keys          []string
 	MaxBodyBytes  int64
 	MaxRequest    int64
-	MaxPredict    int64
 	MaxHeavy      int
 	PageCache     int64
 	HeavyWait     time.Duration
@@ -105,7 +104,6 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	fs.Var(&keys, "api-key", "accepted API key, repeatable; KEY:community marks a community-plan key (default: generated once into <data>/api-key)")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body", 1<<30, "largest request body in bytes, on the wire and after decompression")
 	fs.Int64Var(&c.MaxRequest, "max-request-body", 1<<20, "largest import, session or view request body in bytes (at most -max-body)")
-	fs.Int64Var(&c.MaxPredict, "max-predict-body", 64<<20, "largest predict body in bytes, held in memory while its rows are scored (at most -max-body)")
 	fs.IntVar(&c.MaxHeavy, "max-heavy", 4, "heavy requests (column statistics) that run at once; others wait -heavy-wait, then get 503")
 	fs.Int64Var(&c.PageCache, "page-cache", 64<<20, "bytes of rendered pages of rows (GET /data/{name}) kept for repeated reads; an answer above 1/64 of it is not kept; 0 turns the cache off")
 	fs.DurationVar(&c.HeavyWait, "heavy-wait", 5*time.Second, "how long a heavy request waits for a slot before answering 503 with Retry-After")
@@ -151,8 +149,8 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		return c, err
 	}
-	if c.MaxBodyBytes <= 0 || c.MaxRequest <= 0 || c.MaxPredict <= 0 {
-		return c, errors.New("-max-body, -max-request-body and -max-predict-body must be positive")
+	if c.MaxBodyBytes <= 0 || c.MaxRequest <= 0 {
+		return c, errors.New("-max-body and -max-request-body must be positive")
 	}
 	if c.Conn.IdleTimeout <= 0 || c.Conn.ReadHeaderTimeout <= 0 || c.Conn.BodyIdleTimeout <= 0 {
 		return c, errors.New("-idle-timeout, -read-header-timeout and -body-idle-timeout must be positive")
@@ -240,7 +238,7 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 	// One api.Options value serves the HTTP API and renders callback
 	// bodies, so both spell a session the same way (Compat); the webhook
 	// sender only delivers the bytes.
-	apiOpts := api.Options{Logger: log, Keys: keys, MaxBodyBytes: c.MaxBodyBytes, MaxRequestBytes: c.MaxRequest, MaxPredictBytes: c.MaxPredict, Compat: c.Compat, BodyIdleTimeout: c.Conn.BodyIdleTimeout,
+	apiOpts := api.Options{Logger: log, Keys: keys, MaxBodyBytes: c.MaxBodyBytes, MaxRequestBytes: c.MaxRequest, Compat: c.Compat, BodyIdleTimeout: c.Conn.BodyIdleTimeout,
 		MaxHeavy: c.MaxHeavy, HeavyWait: c.HeavyWait, PageCacheBytes: c.PageCache}
 	hooks := webhook.New(sources.Transport(), webhook.Options{Logger: log})
 	defer hooks.Close()

@@ -1,0 +1,789 @@
+package api
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/vaticml/vatic/engine"
+)
+
+// predictBatchRows is the most rows of a predict body decoded, scored and
+// rendered at a time: large enough that the per-batch costs (the model's
+// matrix, one spooled batch) vanish, small enough that a batch's columns
+// stay in the caches.
+const predictBatchRows = 16384
+
+// predict answers POST /models/{id}/predict (REFERENCE §8.3): rows as JSON
+// ({"data": [...], "extraParameters": {...}}) or CSV (Content-Type
+// text/csv); the answer is JSON, or CSV of the data rows when the client
+// accepts text/csv. predictionInterval comes from extraParameters, else
+// from the query (the only place a CSV body leaves for it), as session
+// parameters do (REFERENCE §6 "parameter passing": the body wins).
+//
+// The body streams, batch by batch, up to Options.MaxBodyBytes; the engine
+// scores every batch before anything is answered, so a bad value anywhere
+// is a 400, never a truncated 200.
+func (s *Server) predict(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	body := http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes)
+	q := params(r.URL.Query())
+	query := predictParams{interval: q.get("predictionInterval"), scores: q.get("includeClassScores")}
+	var src predictSource
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch strings.ToLower(mt) {
+	case "text/csv":
+		src = &bodyPredictSource{s.engine.NewPredictBody(body, engine.PredictCSVBody, predictBatchRows), query}
+	case mediaArrowStream:
+		src = &bodyPredictSource{s.engine.NewPredictBody(body, engine.PredictArrowBody, predictBatchRows), query}
+	case mediaParquet:
+		src = &bodyPredictSource{s.engine.NewPredictBody(body, engine.PredictParquetBody, predictBatchRows), query}
+	default:
+		src = newJSONPredictSource(engine.LimitJSONDepth(body), query, s.engine.MaxColumns())
+	}
+	defer src.close()
+	// The first batch is read before the model is looked up: a body that
+	// is not a predict body at all is a 400 whatever the model.
+	first, err := src.Next()
+	if err != nil && err != io.EOF {
+		return err
+	}
+	ahead := &readAhead{PredictSource: src, first: first, err: err, pending: true}
+	out, err := s.engine.PredictStream(r.Context(), p.ByName("id"), ahead)
+	if ahead.pending && first.Rec != nil {
+		// The engine refused the request before it took the batch.
+		first.Rec.Release()
+	}
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	var bw answerWriter
+	switch f := acceptedFormat(r); f {
+	case formatCSV:
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		bw = newCSVBatchWriter(w, out.Schema(), out.Echoed())
+	case formatArrow, formatParquet:
+		w.Header().Set("Content-Type", f.mediaType())
+		if bw, err = newBatchWriter(w, f, out.Schema()); err != nil {
+			return err
+		}
+	default:
+		mj := toModelJSON(baseURL(r), out.Model, false)
+		mj.Columns, mj.Links = nil, []link{}
+		msgs := make([]message, len(out.Messages))
+		for i, m := range out.Messages {
+			msgs[i] = message{m.Severity, m.Text}
+		}
+		tail, err := jsonMarshal(struct {
+			Messages []message `json:"messages"`
+			modelJSON
+		}{msgs, mj})
+		if err != nil {
+			return err
+		}
+		tail[0] = ','
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		bw = newJSONBatchWriter(w, out.Schema(), tail, out.Echoed())
+	}
+	for {
+		rec, err := out.Next()
+		if err == io.EOF {
+			return bw.Close()
+		}
+		if err != nil {
+			return err
+		}
+		err = bw.Write(rec)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// predictParams are a predict request's parameters as text: from the
+// query, then from a JSON body's extraParameters.
+type predictParams struct {
+	interval, scores string
+}
+
+// override applies a body's extraParameters: a non-empty
+// predictionInterval, and includeClassScores whatever its value (the
+// empty string then means "not given").
+func (p *predictParams) override(extra map[string]string) {
+	for k, v := range extra {
+		if strings.EqualFold(k, "predictionInterval") && v != "" {
+			p.interval = v
+		}
+	}
+	for k, v := range extra {
+		if strings.EqualFold(k, "includeClassScores") {
+			p.scores = v
+		}
+	}
+}
+
+// options reads the parameters; a string "True" (.NET) reads as a
+// boolean (REFERENCE §8.3).
+func (p predictParams) options() (engine.PredictOptions, error) {
+	o := engine.PredictOptions{PredictionInterval: p.interval}
+	if p.scores != "" {
+		b, err := strconv.ParseBool(strings.ToLower(strings.TrimSpace(p.scores)))
+		if err != nil {
+			return o, engine.Validation("includeClassScores", "Value for includeClassScores must be true or false")
+		}
+		o.IncludeClassScores = b
+	}
+	return o, nil
+}
+
+// readAhead is a source whose first batch (or io.EOF) was read already.
+type readAhead struct {
+	engine.PredictSource
+	first   engine.PredictBatch
+	err     error
+	pending bool // first not handed out yet
+}
+
+func (r *readAhead) Next() (engine.PredictBatch, error) {
+	if r.pending {
+		r.pending = false
+		return r.first, r.err
+	}
+	if r.err != nil {
+		return engine.PredictBatch{}, r.err
+	}
+	return r.PredictSource.Next()
+}
+
+// predictSource is an engine.PredictSource that holds resources.
+type predictSource interface {
+	engine.PredictSource
+	close()
+}
+
+// bodyPredictSource is a CSV, Arrow IPC or Parquet predict body
+// (engine.PredictBody) with the query's parameters: these bodies have no
+// room for extraParameters.
+type bodyPredictSource struct {
+	*engine.PredictBody
+	query predictParams
+}
+
+func (c *bodyPredictSource) Options() (engine.PredictOptions, bool, error) {
+	o, err := c.query.options()
+	return o, true, err
+}
+
+func (c *bodyPredictSource) close() { c.Close() }
+
+// jsonPredictSource reads {"data": [{column: value, …}, …],
+// "extraParameters": {…}} (in either order) batch by batch with jsontext's
+// streaming decoder: it validates the syntax as it reads and hands out each
+// value's raw text, which the rows keep (numbers keep their text). A row's
+// keys may differ from other rows': the columns are the union, in
+// first-seen order, and a row without one has it null.
+//
+// jsontext rather than encoding/json: its Decoder hands out each value's
+// raw bytes without reflection or an allocation per value, and checks the
+// syntax as it goes, so no hand-written scanner is needed to reach the
+// half million rows a second predict aims at (BenchmarkPredictJSONDecode);
+// encoding/json's Decoder allocates per token or per value.
+type jsonPredictSource struct {
+	dec     *jsontext.Decoder
+	query   predictParams
+	maxCols int
+	extra   bool  // extraParameters read
+	state   int   // jsonStart, jsonTop, jsonData (inside the data array), jsonEnd
+	rows    int64 // rows read: the next row's index
+	n       int   // rows of the batch being read
+	err     error
+
+	cols   []*jsonColumn
+	byName map[string]int // strings.ToLower(name) → column
+	// layout is the previous row's keys (raw JSON text) and columns: rows
+	// usually repeat it, and a key equal to the one at its position in it
+	// needs no unquoting or lookup.
+	layoutKeys [][]byte
+	layoutCols []int
+	key        []byte // unquoting buffer
+}
+
+const (
+	jsonStart = iota
+	jsonTop
+	jsonData
+	jsonEnd
+)
+
+// jsonColumn accumulates one column of a batch.
+type jsonColumn struct {
+	name  string
+	n     int // rows so far
+	offs  []int32
+	data  []byte
+	valid []byte // bitmap
+	nulls int
+	lit   []bool // nil until a literal appears
+}
+
+func newJSONPredictSource(r io.Reader, query predictParams, maxCols int) *jsonPredictSource {
+	return &jsonPredictSource{
+		dec:   jsontext.NewDecoder(r, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)),
+		query: query, maxCols: maxCols, byName: map[string]int{},
+	}
+}
+
+func (j *jsonPredictSource) close() {}
+
+func (j *jsonPredictSource) Options() (engine.PredictOptions, bool, error) {
+	o, err := j.query.options()
+	return o, j.extra || j.state == jsonEnd, err
+}
+
+func badJSON(msg string, err error) error {
+	return because(engine.Validation("data", msg), err)
+}
+
+func (j *jsonPredictSource) Next() (engine.PredictBatch, error) {
+	if j.err != nil {
+		return engine.PredictBatch{}, j.err
+	}
+	b, err := j.next()
+	if err != nil {
+		j.err = err
+	}
+	return b, err
+}
+
+func (j *jsonPredictSource) next() (engine.PredictBatch, error) {
+	if j.state == jsonStart {
+		switch j.dec.PeekKind() {
+		case '{':
+			j.dec.ReadToken()
+			j.state = jsonTop
+		case 0:
+			_, err := j.dec.ReadToken()
+			if err == io.EOF {
+				return engine.PredictBatch{}, engine.Validation("data", "The data field is required.")
+			}
+			return engine.PredictBatch{}, badJSON("The request body must be a JSON object with a data array", err)
+		default:
+			return engine.PredictBatch{}, badJSON("The request body must be a JSON object with a data array", nil)
+		}
+	}
+	// A batch ends when it is full or the body ends: what follows a data
+	// array (extraParameters, usually) is read before its last batch is
+	// handed out.
+	for {
+		switch j.state {
+		case jsonTop:
+			if err := j.top(); err != nil {
+				return engine.PredictBatch{}, err
+			}
+		case jsonEnd:
+			if j.n > 0 {
+				return j.batch(), nil
+			}
+			return engine.PredictBatch{}, io.EOF
+		default:
+			if err := j.readRows(); err != nil {
+				return engine.PredictBatch{}, err
+			}
+			if j.n == predictBatchRows {
+				return j.batch(), nil
+			}
+		}
+	}
+}
+
+// top reads the body's properties up to the start of a data array or the
+// end of the body.
+func (j *jsonPredictSource) top() error {
+	for {
+		if j.dec.PeekKind() == '}' {
+			if _, err := j.dec.ReadToken(); err != nil {
+				return badJSON("The request body is not valid JSON", err)
+			}
+			if _, err := j.dec.ReadToken(); err != io.EOF {
+				return badJSON("The request body is not valid JSON", err)
+			}
+			j.state = jsonEnd
+			return nil
+		}
+		tok, err := j.dec.ReadToken()
+		if err != nil {
+			return badJSON("The request body is not valid JSON", err)
+		}
+		key := tok.String()
+		if strings.EqualFold(key, "data") {
+			if tok, err := j.dec.ReadToken(); err != nil || tok.Kind() != '[' {
+				return badJSON("Value for data must be an array of objects", err)
+			}
+			j.state = jsonData
+			return nil
+		}
+		raw, err := j.dec.ReadValue()
+		if err != nil {
+			return badJSON("The request body is not valid JSON", err)
+		}
+		if strings.EqualFold(key, "extraParameters") {
+			extra, err := decodeExtra([]byte(raw))
+			if err != nil {
+				return err
+			}
+			j.query.override(extra)
+			j.extra = true
+		}
+	}
+}
+
+// readRows reads rows of the data array into the batch until it is full,
+// and leaves the array when it ends.
+func (j *jsonPredictSource) readRows() error {
+	for j.n < predictBatchRows {
+		switch j.dec.PeekKind() {
+		case ']':
+			if _, err := j.dec.ReadToken(); err != nil {
+				return badJSON("The request body is not valid JSON", err)
+			}
+			j.state = jsonTop
+			return nil
+		case '{':
+		default:
+			_, err := j.dec.ReadValue()
+			return because(engine.Validation("data", fmt.Sprintf("Row %d must be an object of column values", j.rows)), err)
+		}
+		if err := j.readRow(j.n); err != nil {
+			return err
+		}
+		j.n++
+		j.rows++
+	}
+	return nil
+}
+
+// readRow reads one row object as row i of the batch.
+func (j *jsonPredictSource) readRow(i int) error {
+	bad := func(err error) error {
+		return because(engine.Validation("data", fmt.Sprintf("Row %d must be an object of column values", j.rows)), err)
+	}
+	if _, err := j.dec.ReadToken(); err != nil {
+		return bad(err)
+	}
+	for pos := 0; ; pos++ {
+		if j.dec.PeekKind() == '}' {
+			if _, err := j.dec.ReadToken(); err != nil {
+				return bad(err)
+			}
+			return nil
+		}
+		k, err := j.dec.ReadValue()
+		if err != nil {
+			return bad(err)
+		}
+		var col int
+		if pos < len(j.layoutKeys) && bytes.Equal(j.layoutKeys[pos], k) {
+			col = j.layoutCols[pos]
+		} else {
+			if col, err = j.column(k); err != nil {
+				return err
+			}
+			if pos < len(j.layoutKeys) {
+				j.layoutKeys[pos], j.layoutCols[pos] = append(j.layoutKeys[pos][:0], k...), col
+			} else {
+				j.layoutKeys, j.layoutCols = append(j.layoutKeys, bytes.Clone(k)), append(j.layoutCols, col)
+			}
+		}
+		v, err := j.dec.ReadValue()
+		if err != nil {
+			return bad(err)
+		}
+		c := j.cols[col]
+		switch v[0] {
+		case '"':
+			if bytes.IndexByte(v, '\\') >= 0 {
+				c.set(i, v, false, true)
+			} else {
+				c.set(i, v[1:len(v)-1], false, false)
+			}
+		case 'n':
+			c.setNull(i)
+		case '{', '[':
+			return engine.Validation(c.name, fmt.Sprintf("Row %d: the value of %s must be a string, number, boolean or null", j.rows, c.name))
+		default: // a number, true or false
+			c.set(i, v, true, false)
+		}
+	}
+}
+
+// column returns the column of a key (raw JSON text), adding it when new.
+func (j *jsonPredictSource) column(raw []byte) (int, error) {
+	// The decoder has checked the syntax: the only error left is invalid
+	// UTF-8, which comes back replaced by U+FFFD, as encoding/json reads it.
+	j.key, _ = jsontext.AppendUnquote(j.key[:0], raw)
+	lower := strings.ToLower(string(j.key))
+	if c, ok := j.byName[lower]; ok {
+		return c, nil
+	}
+	if len(j.cols) == j.maxCols {
+		return 0, engine.Validation("data", fmt.Sprintf("The rows have more than %d columns; the column limit is %d", j.maxCols, j.maxCols))
+	}
+	j.byName[lower] = len(j.cols)
+	j.cols = append(j.cols, &jsonColumn{name: string(j.key)})
+	return len(j.cols) - 1, nil
+}
+
+// set makes v row i's value: its text, or with escaped a quoted JSON
+// string whose escapes are undone. A key repeated in a row keeps its last
+// value.
+func (c *jsonColumn) set(i int, v []byte, lit, escaped bool) {
+	c.pad(i)
+	if c.n > i {
+		c.unset(i)
+	}
+	if escaped {
+		// As for keys, the only possible error is invalid UTF-8, replaced.
+		c.data, _ = jsontext.AppendUnquote(c.data, v)
+	} else {
+		c.data = append(c.data, v...)
+	}
+	c.offs = append(c.offs, int32(len(c.data)))
+	bitutil.SetBit(c.valid, i)
+	if lit {
+		if c.lit == nil {
+			c.lit = make([]bool, i, predictBatchRows)
+		}
+		c.lit = append(c.lit, true)
+	} else if c.lit != nil {
+		c.lit = append(c.lit, false)
+	}
+	c.n = i + 1
+}
+
+func (c *jsonColumn) setNull(i int) {
+	c.pad(i)
+	if c.n > i {
+		c.unset(i)
+	}
+	c.appendNull()
+}
+
+// unset removes row i, the last one, to replace it.
+func (c *jsonColumn) unset(i int) {
+	c.offs = c.offs[:i+1]
+	c.data = c.data[:c.offs[i]]
+	if bitutil.BitIsSet(c.valid, i) {
+		bitutil.ClearBit(c.valid, i)
+	} else {
+		c.nulls--
+	}
+	if c.lit != nil {
+		c.lit = c.lit[:i]
+	}
+	c.n = i
+}
+
+// pad adds nulls up to row i.
+func (c *jsonColumn) pad(i int) {
+	if c.offs == nil {
+		c.offs = append(make([]int32, 0, predictBatchRows+1), 0)
+		c.valid = make([]byte, bitutil.BytesForBits(predictBatchRows))
+	}
+	for c.n < i {
+		c.appendNull()
+	}
+}
+
+func (c *jsonColumn) appendNull() {
+	c.offs = append(c.offs, int32(len(c.data)))
+	c.nulls++
+	if c.lit != nil {
+		c.lit = append(c.lit, false)
+	}
+	c.n++
+}
+
+// batch turns the rows read into a record, the columns' buffers becoming
+// its arrays', and starts the next batch with fresh buffers.
+func (j *jsonPredictSource) batch() engine.PredictBatch {
+	n := j.n
+	j.n = 0
+	fields := make([]arrow.Field, len(j.cols))
+	arrs := make([]arrow.Array, len(j.cols))
+	var lits [][]bool
+	for k, c := range j.cols {
+		c.pad(n)
+		var valid *memory.Buffer
+		if c.nulls > 0 {
+			valid = memory.NewBufferBytes(c.valid)
+		}
+		data := array.NewData(arrow.BinaryTypes.String, n, []*memory.Buffer{valid,
+			memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(c.offs)), memory.NewBufferBytes(c.data)}, nil, c.nulls, 0)
+		arrs[k] = array.MakeFromData(data)
+		data.Release()
+		fields[k] = arrow.Field{Name: c.name, Type: arrow.BinaryTypes.String, Nullable: true}
+		if c.lit != nil {
+			if lits == nil {
+				lits = make([][]bool, len(j.cols))
+			}
+			lits[k] = c.lit
+		}
+		size := len(c.data)
+		*c = jsonColumn{name: c.name, data: make([]byte, 0, size+size/8)}
+	}
+	rec := array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(n))
+	for _, a := range arrs {
+		a.Release()
+	}
+	return engine.PredictBatch{Rec: rec, Literal: lits}
+}
+
+// answerWriter writes an answer's Arrow batches in one format; Close ends
+// the document. JSON and CSV have theirs here; Arrow IPC and Parquet are
+// the rows endpoints' batchWriter.
+type answerWriter interface {
+	Write(rec arrow.RecordBatch) error
+	Close() error
+}
+
+// renderCell appends value i of a typed array (neither utf8 nor float64,
+// which columnCells renders itself) as the answer shows it; "" for null.
+func renderCell(dst []byte, arr arrow.Array, i int) []byte {
+	if arr.IsNull(i) {
+		return dst
+	}
+	switch a := arr.(type) {
+	case *array.Boolean:
+		return strconv.AppendBool(dst, a.Value(i))
+	case *array.Timestamp:
+		return appendRowTime(dst, a.Value(i).ToTime(a.DataType().(*arrow.TimestampType).Unit))
+	}
+	return append(dst, arr.ValueStr(i)...)
+}
+
+// columnCells renders one column of a batch, column-wise: cell i is
+// buf[ends[i-1]:ends[i]]. quote turns a value's text into its
+// representation.
+//
+// An echoed typed value is written as the rows endpoints write it; a
+// prediction in its shortest form ('g'), as predict always has.
+func columnCells(buf []byte, ends []int, arr arrow.Array, echo bool, quote func(dst []byte, s []byte) []byte) ([]byte, []int) {
+	n := arr.Len()
+	switch a := arr.(type) {
+	case *array.String:
+		nulls := a.NullN() > 0
+		for i := range n {
+			if !nulls || a.IsValid(i) {
+				buf = quote(buf, unsafeBytes(a.Value(i)))
+			} else {
+				buf = quote(buf, nil)
+			}
+			ends = append(ends, len(buf))
+		}
+	case *array.Float64:
+		// Numbers need no quoting in CSV, and only the quotes in JSON.
+		var tmp []byte
+		nulls := a.NullN() > 0
+		for i := range n {
+			tmp = tmp[:0]
+			switch {
+			case nulls && a.IsNull(i):
+			case echo:
+				tmp = appendNumber(tmp, a.Value(i))
+			default:
+				tmp = strconv.AppendFloat(tmp, a.Value(i), 'g', -1, 64)
+			}
+			buf = quote(buf, tmp)
+			ends = append(ends, len(buf))
+		}
+	default:
+		var tmp []byte
+		for i := range n {
+			tmp = renderCell(tmp[:0], arr, i)
+			buf = quote(buf, tmp)
+			ends = append(ends, len(buf))
+		}
+	}
+	return buf, ends
+}
+
+// rowsWriter interleaves the columns rendered column-wise into rows.
+type rowsWriter struct {
+	w      io.Writer
+	bufs   [][]byte
+	ends   [][]int
+	out    []byte
+	err    error
+	quote  func(dst []byte, s []byte) []byte
+	echoed int // the first echoed columns echo the input
+}
+
+func (rw *rowsWriter) render(rec arrow.RecordBatch) {
+	n := int(rec.NumCols())
+	if len(rw.bufs) < n {
+		rw.bufs, rw.ends = make([][]byte, n), make([][]int, n)
+	}
+	for j := range n {
+		rw.bufs[j], rw.ends[j] = columnCells(rw.bufs[j][:0], rw.ends[j][:0], rec.Column(j), j < rw.echoed, rw.quote)
+	}
+}
+
+func (rw *rowsWriter) flush(force bool) {
+	if rw.err == nil && (force || len(rw.out) >= 256<<10) {
+		_, rw.err = rw.w.Write(rw.out)
+		rw.out = rw.out[:0]
+	}
+}
+
+// jsonBatchWriter writes {"data":[{column: "text", …}, …] then tail (the
+// rest of the object, from its leading comma).
+type jsonBatchWriter struct {
+	rowsWriter
+	keys  [][]byte // "name": per column
+	tail  []byte
+	first bool
+}
+
+func newJSONBatchWriter(w io.Writer, schema *arrow.Schema, tail []byte, echoed int) *jsonBatchWriter {
+	jw := &jsonBatchWriter{rowsWriter: rowsWriter{w: w, quote: appendJSONBytes, echoed: echoed}, tail: tail, first: true}
+	for _, f := range schema.Fields() {
+		jw.keys = append(jw.keys, append(appendJSONString(nil, f.Name), ':'))
+	}
+	jw.out = append(jw.out, `{"data":[`...)
+	return jw
+}
+
+func (jw *jsonBatchWriter) Write(rec arrow.RecordBatch) error {
+	jw.render(rec)
+	for i := range int(rec.NumRows()) {
+		if jw.first {
+			jw.out = append(jw.out, '{')
+			jw.first = false
+		} else {
+			jw.out = append(jw.out, ',', '{')
+		}
+		for j, key := range jw.keys {
+			if j > 0 {
+				jw.out = append(jw.out, ',')
+			}
+			jw.out = append(jw.out, key...)
+			start := 0
+			if i > 0 {
+				start = jw.ends[j][i-1]
+			}
+			jw.out = append(jw.out, jw.bufs[j][start:jw.ends[j][i]]...)
+		}
+		jw.out = append(jw.out, '}')
+		jw.flush(false)
+	}
+	return jw.err
+}
+
+func (jw *jsonBatchWriter) Close() error {
+	jw.out = append(append(jw.out, ']'), jw.tail...)
+	jw.flush(true)
+	return jw.err
+}
+
+// appendJSONBytes appends s as a JSON string.
+func appendJSONBytes(dst, s []byte) []byte { return appendJSONString(dst, unsafeString(s)) }
+
+// csvBatchWriter writes a header line and the rows as RFC 4180 CSV,
+// quoting a field as encoding/csv does.
+type csvBatchWriter struct {
+	rowsWriter
+	ncol int
+}
+
+func newCSVBatchWriter(w io.Writer, schema *arrow.Schema, echoed int) *csvBatchWriter {
+	cw := &csvBatchWriter{rowsWriter: rowsWriter{w: w, quote: appendCSVCell, echoed: echoed}, ncol: schema.NumFields()}
+	for j, f := range schema.Fields() {
+		if j > 0 {
+			cw.out = append(cw.out, ',')
+		}
+		cw.out = appendCSVCell(cw.out, []byte(f.Name))
+	}
+	cw.out = append(cw.out, '\n')
+	return cw
+}
+
+func (cw *csvBatchWriter) Write(rec arrow.RecordBatch) error {
+	cw.render(rec)
+	for i := range int(rec.NumRows()) {
+		for j := range cw.ncol {
+			if j > 0 {
+				cw.out = append(cw.out, ',')
+			}
+			start := 0
+			if i > 0 {
+				start = cw.ends[j][i-1]
+			}
+			cw.out = append(cw.out, cw.bufs[j][start:cw.ends[j][i]]...)
+		}
+		cw.out = append(cw.out, '\n')
+		cw.flush(false)
+	}
+	return cw.err
+}
+
+func (cw *csvBatchWriter) Close() error {
+	cw.flush(true)
+	return cw.err
+}
+
+// appendCSVCell appends a field, quoted when encoding/csv's Writer would
+// quote it: it holds a comma, a quote, a line break, starts with a space,
+// or is `\.`.
+func appendCSVCell(dst, s []byte) []byte {
+	if !csvCellNeedsQuotes(s) {
+		return append(dst, s...)
+	}
+	dst = append(dst, '"')
+	for {
+		k := bytes.IndexByte(s, '"')
+		if k < 0 {
+			break
+		}
+		dst = append(append(dst, s[:k+1]...), '"')
+		s = s[k+1:]
+	}
+	return append(append(dst, s...), '"')
+}
+
+func csvCellNeedsQuotes(s []byte) bool {
+	if len(s) == 0 {
+		return false
+	}
+	if string(s) == `\.` {
+		return true
+	}
+	for _, c := range s {
+		if c == '\n' || c == '\r' || c == '"' || c == ',' {
+			return true
+		}
+	}
+	r, _ := utf8.DecodeRune(s)
+	return unicode.IsSpace(r)
+}
+
+// unsafeString views b as a string without copying; b must not change
+// while the string is in use.
+func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// unsafeBytes views s as bytes without copying; they must not be changed.
+func unsafeBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }

@@ -1,0 +1,210 @@
+package api_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/vaticml/vatic/engine"
+)
+
+// streamRows is more rows than one predict batch (16384), so that a body
+// of them is read, scored and spooled in several batches.
+const streamRows = 40_000
+
+// friedmanCSV renders n rows of x0…x9 as CSV, row i's values all i/n;
+// bad, when ≥ 0, is the row whose x3 is "oops".
+func friedmanCSV(n, bad int) string {
+	var sb strings.Builder
+	sb.WriteString("x0,x1,x2,x3,x4,x5,x6,x7,x8,x9\n")
+	for i := range n {
+		v := strconv.FormatFloat(float64(i)/float64(n), 'g', -1, 64)
+		for j := range 10 {
+			if j > 0 {
+				sb.WriteByte(',')
+			}
+			if i == bad && j == 3 {
+				sb.WriteString("oops")
+			} else {
+				sb.WriteString(v)
+			}
+		}
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
+
+// A bad value in a late batch of a long body is a 400 naming its row and
+// column, and nothing else is sent: no partial rows, no prediction
+// counted, the model unused.
+func TestPredictStreamLateBadValue(t *testing.T) {
+	s := newServer(t)
+	id := s.namedModel(t, "friedman", "late")
+	path := "/v1/models/" + id + "/predict"
+	const bad = 37_123
+	for _, c := range []struct{ what, body, contentType string }{
+		{"CSV", friedmanCSV(streamRows, bad), "text/csv"},
+		{"JSON", friedmanJSONBody(streamRows, bad), "application/json"},
+	} {
+		res := s.do(t, http.MethodPost, path, c.body, "Content-Type", c.contentType)
+		e := wantError(t, "predict "+c.what+" with a bad value at row 37123", res, 400, "RequestValidation", "x3")
+		if !strings.Contains(e.Message, "Row 37123") || !strings.Contains(e.Message, `"oops"`) {
+			t.Errorf("predict %s message = %q, want row 37123 and the value", c.what, e.Message)
+		}
+		if strings.Contains(string(res.body), `"data"`) {
+			t.Errorf("predict %s answer = %.200s…, want the error alone", c.what, res.body)
+		}
+	}
+	if res := s.do(t, http.MethodGet, "/v1/models/"+id, nil); strings.Contains(string(res.body), "lastUsedDate") {
+		t.Errorf("model after a refused prediction = %s, want no lastUsedDate", res.body)
+	}
+
+	// The same bodies without the bad value answer every row, in order.
+	for _, c := range []struct{ what, body, contentType string }{
+		{"CSV", friedmanCSV(streamRows, -1), "text/csv"},
+		{"JSON", friedmanJSONBody(streamRows, -1), "application/json"},
+	} {
+		res := s.do(t, http.MethodPost, path, c.body, "Content-Type", c.contentType)
+		out := decode[struct {
+			Data []map[string]string `json:"data"`
+		}](t, res)
+		if len(out.Data) != streamRows {
+			t.Fatalf("predict %s = %d rows, want %d", c.what, len(out.Data), streamRows)
+		}
+		for _, i := range []int{0, 16383, 16384, 39_999} {
+			want := strconv.FormatFloat(float64(i)/streamRows, 'g', -1, 64)
+			if got := out.Data[i]["x7"]; got != want || out.Data[i]["y"] == "" {
+				t.Errorf("predict %s row %d = %v, want x7 %s and a prediction", c.what, i, out.Data[i], want)
+			}
+		}
+	}
+}
+
+// friedmanJSONBody renders n rows of x0…x9 as a JSON predict body, as
+// friedmanCSV does.
+func friedmanJSONBody(n, bad int) string {
+	var sb strings.Builder
+	sb.WriteString(`{"data":[`)
+	for i := range n {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		v := strconv.FormatFloat(float64(i)/float64(n), 'g', -1, 64)
+		sb.WriteByte('{')
+		for j := range 10 {
+			if j > 0 {
+				sb.WriteByte(',')
+			}
+			if i == bad && j == 3 {
+				fmt.Fprintf(&sb, `"x%d":"oops"`, j)
+			} else {
+				fmt.Fprintf(&sb, `"x%d":%s`, j, v)
+			}
+		}
+		sb.WriteByte('}')
+	}
+	sb.WriteString(`]}`)
+	return sb.String()
+}
+
+// Rows whose keys differ, across batches too: the answer's columns are
+// the union in first-seen order, a row without one echoes it as "", a
+// feature first seen in a late batch is no missing column, and keys match
+// columns in any case.
+func TestPredictStreamDifferingKeys(t *testing.T) {
+	s := newServer(t)
+	id := s.namedModel(t, "friedman", "keys")
+	var sb strings.Builder
+	sb.WriteString(`{"extraParameters":{"predictionInterval":"0.5"},"data":[`)
+	for i := range streamRows {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		switch {
+		case i < 20_000: // no x9 yet
+			sb.WriteString(`{"x0":1,"x1":2,"x2":3,"x3":4,"x4":5,"x5":6,"x6":7,"x7":8,"x8":9}`)
+		case i == 30_000: // another order, another case, x5 missing, a new column
+			sb.WriteString(`{"note":"late","X9":true,"x8":"9","x7":8,"x6":7,"x4":5,"x3":4,"x2":3,"x1":2,"x0":null}`)
+		default:
+			sb.WriteString(`{"x0":1,"x1":2,"x2":3,"x3":4,"x4":5,"x5":6,"x6":7,"x7":8,"x8":9,"x9":10}`)
+		}
+	}
+	sb.WriteString(`]}`)
+	res := s.do(t, http.MethodPost, "/v1/models/"+id+"/predict", sb.String())
+	if res.status != http.StatusOK {
+		t.Fatalf("predict = %d %.500s", res.status, res.body)
+	}
+	// The column order of the first row's object is the answer's.
+	var first struct {
+		Data []json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(res.body, &first); err != nil || len(first.Data) != streamRows {
+		t.Fatalf("predict = %d rows (%v)", len(first.Data), err)
+	}
+	var keys []string
+	dec := json.NewDecoder(strings.NewReader(string(first.Data[0])))
+	dec.Token()
+	for dec.More() {
+		k, _ := dec.Token()
+		keys = append(keys, k.(string))
+		dec.Token()
+	}
+	if got, want := strings.Join(keys, ","), "x0,x1,x2,x3,x4,x5,x6,x7,x8,x9,note,y"; got != want {
+		t.Errorf("answer columns = %s, want %s", got, want)
+	}
+	out := decode[struct {
+		Data []map[string]string `json:"data"`
+	}](t, res)
+	if r := out.Data[0]; r["x9"] != "" || r["note"] != "" || r["x8"] != "9" || r["y"] == "" {
+		t.Errorf("row 0 = %v, want x9 and note empty, x8 9, a prediction", r)
+	}
+	if r := out.Data[30_000]; r["x9"] != "true" || r["note"] != "late" || r["x5"] != "" || r["x0"] != "" || r["x8"] != "9" || r["y"] == "" {
+		t.Errorf("row 30000 = %v, want x9 true, note late, x5 and x0 empty", r)
+	}
+	if r := out.Data[39_999]; r["x9"] != "10" || r["note"] != "" {
+		t.Errorf("row 39999 = %v, want x9 10, note empty", r)
+	}
+}
+
+// A predict body over -max-body is a 413, as an upload's is: there is no
+// separate, smaller predict cap.
+func TestPredictStreamOverMaxBody(t *testing.T) {
+	csvBody := friedmanCSV(streamRows, -1)
+	jsonBody := friedmanJSONBody(streamRows, -1)
+	s := newServer(t, withMaxBody(int64(len(csvBody)+1)))
+	id := s.namedModel(t, "friedman", "big")
+	path := "/v1/models/" + id + "/predict"
+	if res := s.do(t, http.MethodPost, path, csvBody, "Content-Type", "text/csv"); res.status != http.StatusOK {
+		t.Errorf("predict CSV under -max-body = %d %.300s", res.status, res.body)
+	}
+	for _, c := range []struct{ what, body, contentType string }{
+		{"CSV", csvBody + csvBody[strings.IndexByte(csvBody, '\n')+1:], "text/csv"},
+		{"JSON", jsonBody, "application/json"},
+	} {
+		res := s.do(t, http.MethodPost, path, c.body, "Content-Type", c.contentType)
+		wantError(t, "predict "+c.what+" over -max-body", res, 413, "RequestValidation", "body")
+	}
+}
+
+// The prediction quota is counted on the rows as they are read: a body
+// that crosses it in a late batch is a 429 and counts nothing.
+func TestPredictStreamQuota(t *testing.T) {
+	s := newServer(t, withAllotments(engine.Allotments{Predictions: 30_000}))
+	id := s.namedModel(t, "friedman", "quota")
+	path := "/v1/models/" + id + "/predict"
+	res := s.do(t, http.MethodPost, path, friedmanCSV(streamRows, -1), "Content-Type", "text/csv")
+	e := wantError(t, "predict over the quota", res, 429, "QuotaExceeded", "")
+	if !strings.Contains(e.Message, "30000 Predictions left") {
+		t.Errorf("predict over the quota message = %q", e.Message)
+	}
+	if res := s.do(t, http.MethodPost, path, friedmanCSV(20_000, -1), "Content-Type", "text/csv"); res.status != http.StatusOK {
+		t.Fatalf("predict under the quota = %d %.300s", res.status, res.body)
+	}
+	res = s.do(t, http.MethodPost, path, friedmanCSV(streamRows, -1), "Content-Type", "text/csv")
+	if e := wantError(t, "predict over what is left", res, 429, "QuotaExceeded", ""); !strings.Contains(e.Message, "10000 Predictions left") {
+		t.Errorf("predict over what is left message = %q", e.Message)
+	}
+}

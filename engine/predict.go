@@ -1,0 +1,779 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/vaticml/vatic/columnar"
+	"github.com/vaticml/vatic/ingest"
+	"github.com/vaticml/vatic/stats/classify"
+)
+
+// PredictBatch is a batch of submitted rows, one Arrow column per input
+// column, named by the record's schema. Text inputs (CSV, JSON) arrive as
+// utf8 columns holding each value's text as sent, so that the answer echoes
+// it exactly; typed columns (float64, bool, timestamp, utf8) from binary
+// formats are read by their type.
+type PredictBatch struct {
+	Rec arrow.RecordBatch
+	// Literal marks, per column (nil when none), the values that were JSON
+	// numbers or booleans rather than strings: a literal true or false
+	// counts as 1 or 0 in a numeric column, and a literal is never a
+	// missing-value token.
+	Literal [][]bool
+}
+
+// PredictOptions are the parameters of a predict request (REFERENCE §8.3).
+type PredictOptions struct {
+	// PredictionInterval is the extraParameters (or query) value as given;
+	// "" means the median.
+	PredictionInterval string
+	// IncludeClassScores asks a classification model for one
+	// <target>:<class> score per class besides the class; a regression
+	// model refuses it.
+	IncludeClassScores bool
+}
+
+// PredictSource streams a predict body's rows.
+type PredictSource interface {
+	// Next returns the next batch of rows, and io.EOF after the last. The
+	// engine releases the batch's record.
+	Next() (PredictBatch, error)
+	// Options returns the request's parameters. final says they cannot
+	// change any more: a JSON body's extraParameters may follow its rows,
+	// so they are final only once read or once Next has returned io.EOF.
+	Options() (opts PredictOptions, final bool, err error)
+}
+
+// predictSpoolMemory is how many bytes of answer batches a prediction
+// keeps in memory before it spools them to a temporary file.
+const predictSpoolMemory = 8 << 20
+
+// PredictStream scores the rows of src with a saved model (REFERENCE §8.3,
+// MODELLING §14), batch by batch: the session's preparation is replayed
+// column-wise (imputation with training statistics, the same one-hot
+// levels), every feature column must be present in some row, and each
+// value must read as its column's type. A predictionInterval must be one
+// of the model session's availablePredictionIntervals, checked as GET
+// /sessions/{id}/results checks it.
+//
+// Nothing of the answer is returned before every row has been read and
+// scored, so a bad value in the last batch is still an error, not a
+// truncated answer: the answer batches are spooled (in memory up to a few
+// MiB, then in a temporary file under Options.TempDir) and replayed by the
+// returned PredictOutput, which the caller must Close. The quota is
+// counted on the rows as they arrive.
+func (e *Engine) PredictStream(ctx context.Context, id string, src PredictSource) (*PredictOutput, error) {
+	m, err := e.Model(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if opts, final, err := src.Options(); err != nil {
+		return nil, err
+	} else if final {
+		if err := checkPredictOptions(m, opts); err != nil {
+			return nil, err
+		}
+	}
+	lm, err := e.loadModel(ctx, m.ID)
+	if err != nil {
+		return nil, err
+	}
+	used, err := e.countPredictions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p := &predictor{e: e, m: m, lm: lm, seen: map[string]int{}, tokens: missingTokens(lm.pipeline.Missing)}
+	sp := &predictSpool{dir: e.opts.TempDir, limit: predictSpoolMemory}
+	ok := false
+	defer func() {
+		if !ok {
+			sp.close()
+		}
+	}()
+	// Batches are scored in parallel, up to one per processor, and
+	// spooled in order; the first failed batch in body order is the error.
+	type job struct {
+		rec  arrow.RecordBatch
+		err  error
+		done chan struct{}
+	}
+	var queue []*job
+	workers := runtime.GOMAXPROCS(0)
+	// drain spools the finished batches at the head of the queue, waiting
+	// for them while more than keep are queued.
+	drain := func(keep int) error {
+		for len(queue) > keep {
+			j := queue[0]
+			<-j.done
+			queue = queue[1:]
+			if j.err != nil {
+				return j.err
+			}
+			err := sp.add(j.rec)
+			j.rec.Release()
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	defer func() {
+		for _, j := range queue {
+			<-j.done
+			if j.rec != nil {
+				j.rec.Release()
+			}
+		}
+	}()
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		b, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		n := b.Rec.NumRows()
+		if n == 0 {
+			b.Rec.Release()
+			continue
+		}
+		if used+p.rows+n > e.opts.Allotments.Predictions {
+			b.Rec.Release()
+			left := max(e.opts.Allotments.Predictions-used, 0)
+			return nil, &Error{Kind: QuotaExceeded, Msg: fmt.Sprintf("Usage Alert - You have %d Predictions left for this cycle.", left)}
+		}
+		names, err := p.register(b.Rec.Schema())
+		if err != nil {
+			b.Rec.Release()
+			return nil, err
+		}
+		j := &job{done: make(chan struct{})}
+		queue = append(queue, j)
+		go func(first int64) {
+			defer close(j.done)
+			j.rec, j.err = p.score(b, names, first)
+			b.Rec.Release()
+		}(p.rows)
+		p.rows += n
+		if err := drain(workers); err != nil {
+			return nil, err
+		}
+	}
+	if err := drain(0); err != nil {
+		return nil, err
+	}
+	opts, _, err := src.Options()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPredictOptions(m, opts); err != nil {
+		return nil, err
+	}
+	if p.rows == 0 {
+		return nil, Validation("data", "The data field is required.")
+	}
+	if err := p.checkMissing(); err != nil {
+		return nil, err
+	}
+	if err := e.touchModel(ctx, m.ID, e.now(), p.rows); err != nil {
+		return nil, err
+	}
+	now := e.now()
+	m.LastUsed = &now
+	ok = true
+	schema := p.schema(opts.IncludeClassScores)
+	return &PredictOutput{Model: m, Messages: []Message{}, schema: schema, echoed: p.echoed(), spool: sp}, nil
+}
+
+// MaxColumns is the most columns a dataset, and so a predict body, may
+// have (Options.MaxColumns).
+func (e *Engine) MaxColumns() int { return e.opts.MaxColumns }
+
+// PredictFormat is the format of a predict body that ingest reads.
+type PredictFormat int
+
+// The formats of PredictBody.
+const (
+	PredictCSVBody     PredictFormat = iota // text/csv
+	PredictArrowBody                        // Arrow IPC stream
+	PredictParquetBody                      // Parquet file
+)
+
+// PredictBody reads a predict body with ingest's readers: CSV (a header
+// line, then rows; Elm's predictRaw) with every column as its fields' text
+// (ingest.Options.Verbatim), Arrow IPC and Parquet as typed columns
+// (float64, bool, timestamp, utf8). It is a PredictSource but for
+// Options, which the caller adds.
+type PredictBody struct {
+	r       io.Reader
+	format  PredictFormat
+	rows    int
+	maxCols int
+	tmp     string
+	rd      *ingest.Reader
+}
+
+// NewPredictBody reads the body r in format f, in batches of at most
+// batchRows rows. A Parquet body is spooled to Options.TempDir first.
+func (e *Engine) NewPredictBody(r io.Reader, f PredictFormat, batchRows int) *PredictBody {
+	return &PredictBody{r: r, format: f, rows: batchRows, maxCols: e.opts.MaxColumns, tmp: e.opts.TempDir}
+}
+
+// Next returns the next batch, io.EOF after the last.
+func (c *PredictBody) Next() (PredictBatch, error) {
+	if c.rd == nil {
+		opts := ingest.Options{BatchRows: c.rows, MaxColumns: c.maxCols, SpoolDir: c.tmp}
+		var rd *ingest.Reader
+		var err error
+		switch c.format {
+		case PredictArrowBody:
+			rd, err = ingest.NewArrowStream(c.r, opts)
+		case PredictParquetBody:
+			rd, err = ingest.NewParquet(c.r, opts)
+		default:
+			opts.Verbatim = true
+			rd, err = ingest.NewCSV(c.r, opts)
+		}
+		if err != nil {
+			return PredictBatch{}, c.error(err)
+		}
+		c.rd = rd
+	}
+	if !c.rd.Next() {
+		if err := c.rd.Err(); err != nil {
+			return PredictBatch{}, c.error(err)
+		}
+		return PredictBatch{}, io.EOF
+	}
+	rec := c.rd.RecordBatch()
+	rec.Retain()
+	return PredictBatch{Rec: rec}, nil
+}
+
+// Close stops the reader and frees its buffers.
+func (c *PredictBody) Close() {
+	if c.rd != nil {
+		c.rd.Release()
+	}
+}
+
+// error words a reading error: an empty body is a missing data field,
+// malformed input a 400 naming where; a failed read keeps its cause (a
+// body over the limit is a 413).
+func (c *PredictBody) error(err error) error {
+	var pe *ingest.ParseError
+	if !errors.As(err, &pe) {
+		v := Validation("data", "The request body could not be read")
+		v.Err = err
+		return v
+	}
+	switch {
+	case pe.Msg == "no data" && c.format == PredictCSVBody:
+		return Validation("data", "The data field is required.")
+	case strings.HasPrefix(pe.Msg, "more than ") && strings.Contains(pe.Msg, "column limit"):
+		return Validation("data", fmt.Sprintf("The rows have more than %d columns; the column limit is %d", c.maxCols, c.maxCols))
+	}
+	what := [...]string{"CSV", "Arrow IPC stream", "Parquet file"}[c.format]
+	v := Validation("data", "The "+what+" could not be read: "+pe.Error())
+	v.Err = err
+	return v
+}
+
+// checkPredictOptions checks a request's parameters against the model.
+func checkPredictOptions(m Model, o PredictOptions) error {
+	intervals := predictionIntervals()
+	if m.Domain != DomainRegression {
+		intervals = []string{}
+	}
+	if o.IncludeClassScores && m.Domain != DomainClassification {
+		return Validation("includeClassScores", fmt.Sprintf("Class scores exist only for classification models; this model's prediction domain is %s.", m.Domain))
+	}
+	return CheckInterval(o.PredictionInterval, intervals)
+}
+
+// loadModel returns a model decoded, from the cache when it is there.
+func (e *Engine) loadModel(ctx context.Context, id string) (*loadedModel, error) {
+	if lm, ok := e.models.get(id); ok {
+		return lm, nil
+	}
+	blob, err := e.modelBytes(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	lm, err := decodeModel(blob)
+	if err != nil {
+		return nil, err
+	}
+	e.models.put(id, lm)
+	return lm, nil
+}
+
+// predictor scores the batches of one request. It keeps the input columns
+// seen so far (their names follow a dataset's rules, at most MaxColumns)
+// in first-seen order: the answer echoes them all, and rows without one
+// echo it as missing.
+type predictor struct {
+	e      *Engine
+	m      Model
+	lm     *loadedModel
+	tokens *tokenSet
+	rows   int64          // rows registered so far: the next batch's first row index
+	seen   map[string]int // strings.ToLower(name) → index in names
+	names  []string
+	types  []arrow.DataType
+}
+
+// register adds the columns of a batch that are new and returns the name
+// each column is echoed under (its first-seen spelling). Batches are
+// registered in body order, before they are scored.
+func (p *predictor) register(schema *arrow.Schema) ([]string, error) {
+	names := make([]string, schema.NumFields())
+	for j, f := range schema.Fields() {
+		k := strings.ToLower(f.Name)
+		if at, ok := p.seen[k]; ok {
+			names[j] = p.names[at]
+			continue
+		}
+		if len(p.names) == p.e.opts.MaxColumns {
+			max := p.e.opts.MaxColumns
+			return nil, Validation("data", fmt.Sprintf("The rows have more than %d columns; the column limit is %d", max, max))
+		}
+		if err := checkDataColumnName(f.Name); err != nil {
+			return nil, err
+		}
+		p.seen[k] = len(p.names)
+		p.names, p.types = append(p.names, f.Name), append(p.types, f.Type)
+		names[j] = f.Name
+	}
+	return names, nil
+}
+
+// score scores one batch, whose first row is row first of the body, and
+// returns the answer's record: the input columns but the target (the
+// input arrays themselves, under names), then the prediction: a float64
+// column named after the target, or a classification model's class (utf8)
+// and one float64 <target>:<class> score per class. It only reads p, so
+// batches are scored concurrently.
+func (p *predictor) score(b PredictBatch, names []string, first int64) (arrow.RecordBatch, error) {
+	rec := b.Rec
+	n := int(rec.NumRows())
+	schema := rec.Schema()
+	byName := make(map[string]int, rec.NumCols())
+	for j, f := range schema.Fields() {
+		byName[strings.ToLower(f.Name)] = j
+	}
+	pl := p.lm.pipeline
+	frame := make([]*frameColumn, len(pl.Columns))
+	for i, pc := range pl.Columns {
+		fc := &frameColumn{Name: pc.Name, Type: pc.Type}
+		j, ok := byName[strings.ToLower(pc.Name)]
+		var err error
+		switch {
+		case !ok:
+			fillMissing(fc, n)
+		default:
+			var lit []bool
+			if b.Literal != nil {
+				lit = b.Literal[j]
+			}
+			err = p.column(fc, rec.Column(j), lit, first)
+		}
+		if err != nil {
+			return nil, err
+		}
+		frame[i] = fc
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	x, err := pl.encode(frame, idx)
+	if err != nil {
+		return nil, err
+	}
+	mem := memory.DefaultAllocator
+	var fields []arrow.Field
+	var cols []arrow.Array
+	for j, f := range schema.Fields() {
+		if strings.EqualFold(f.Name, p.m.Target) {
+			continue
+		}
+		a := rec.Column(j)
+		a.Retain()
+		fields, cols = append(fields, arrow.Field{Name: names[j], Type: f.Type, Nullable: true}), append(cols, a)
+	}
+	lm := p.lm
+	switch {
+	case lm.classifier != nil:
+		proba := mat.NewDense(n, len(lm.classes), nil)
+		lm.classifier.Proba(x, proba)
+		cb := array.NewStringBuilder(mem)
+		cb.Reserve(n)
+		for _, c := range classify.Predict(proba) {
+			cb.Append(lm.classes[c])
+		}
+		fields, cols = append(fields, arrow.Field{Name: p.m.Target, Type: arrow.BinaryTypes.String, Nullable: true}), append(cols, cb.NewArray())
+		cb.Release()
+		for c, class := range lm.classes {
+			scores := make([]float64, n)
+			mat.Col(scores, c, proba)
+			fields, cols = append(fields, arrow.Field{Name: p.m.Target + ":" + class, Type: arrow.PrimitiveTypes.Float64, Nullable: true}), append(cols, float64Array(scores))
+		}
+	case lm.detector != nil:
+		// The anomaly score of each row (MODELLING §8.5), under the
+		// session's target name, anomaly.
+		pred := make([]float64, n)
+		lm.detector.Score(x, pred)
+		fields, cols = append(fields, arrow.Field{Name: p.m.Target, Type: arrow.PrimitiveTypes.Float64, Nullable: true}), append(cols, float64Array(pred))
+	default:
+		pred := make([]float64, n)
+		lm.model.Predict(x, pred)
+		fields, cols = append(fields, arrow.Field{Name: p.m.Target, Type: arrow.PrimitiveTypes.Float64, Nullable: true}), append(cols, float64Array(pred))
+	}
+	out := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(n))
+	for _, a := range cols {
+		a.Release()
+	}
+	return out, nil
+}
+
+// float64Array wraps a Go slice as an Arrow float64 array without copying.
+func float64Array(v []float64) arrow.Array {
+	data := array.NewData(arrow.PrimitiveTypes.Float64, len(v),
+		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Float64Traits.CastToBytes(v))}, nil, 0, 0)
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+// fillMissing gives a column absent from a batch n missing values.
+func fillMissing(fc *frameColumn, n int) {
+	if fc.isText() {
+		fc.Text, fc.OK = make([]string, n), make([]bool, n)
+		return
+	}
+	fc.Num = make([]float64, n)
+	for i := range fc.Num {
+		fc.Num[i] = math.NaN()
+	}
+}
+
+// checkMissing reports the model's input columns that no row had.
+func (p *predictor) checkMissing() error {
+	var missing []string
+	for _, pc := range p.lm.pipeline.Columns {
+		if _, ok := p.seen[strings.ToLower(pc.Name)]; !ok {
+			missing = append(missing, pc.Name)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	details := map[string]any{}
+	for _, m := range missing {
+		details[m] = []string{"The model needs column " + m + "; no row has it."}
+	}
+	return &Error{Kind: Invalid, Msg: "Feature columns are missing from the data: " + strings.Join(missing, ", "), Details: details}
+}
+
+// echoed is how many input columns the answer echoes.
+func (p *predictor) echoed() int {
+	n := 0
+	for _, name := range p.names {
+		if !strings.EqualFold(name, p.m.Target) {
+			n++
+		}
+	}
+	return n
+}
+
+// schema is the answer's schema: every input column but the target, in
+// first-seen order, then the prediction columns.
+func (p *predictor) schema(scores bool) *arrow.Schema {
+	var fields []arrow.Field
+	for i, name := range p.names {
+		if !strings.EqualFold(name, p.m.Target) {
+			fields = append(fields, arrow.Field{Name: name, Type: p.types[i], Nullable: true})
+		}
+	}
+	if p.lm.classifier == nil {
+		return arrow.NewSchema(append(fields, arrow.Field{Name: p.m.Target, Type: arrow.PrimitiveTypes.Float64, Nullable: true}), nil)
+	}
+	fields = append(fields, arrow.Field{Name: p.m.Target, Type: arrow.BinaryTypes.String, Nullable: true})
+	if scores {
+		for _, c := range p.lm.classes {
+			fields = append(fields, arrow.Field{Name: p.m.Target + ":" + c, Type: arrow.PrimitiveTypes.Float64, Nullable: true})
+		}
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// valueError is the 400 of a value that does not read as its column's
+// type; row counts from 0 across the whole body.
+func valueError(row int64, column, msg string) error {
+	return &Error{Kind: Invalid, Msg: fmt.Sprintf("Row %d: %s", row, msg), Details: map[string]any{
+		column: []string{fmt.Sprintf("row %d: %s", row, msg)}}}
+}
+
+// column reads one input array into a frame column of the model's type.
+// Absent, null and blank values are missing (imputed), and so are a
+// string's missing-value tokens.
+func (p *predictor) column(fc *frameColumn, arr arrow.Array, lit []bool, first int64) error {
+	n := arr.Len()
+	if fc.isText() {
+		fc.Text, fc.OK = make([]string, n), make([]bool, n)
+		for i := range n {
+			if s, ok := p.text(arr, lit, i); ok {
+				// Cloned: the frame must not pin the body's buffers.
+				fc.Text[i], fc.OK[i] = strings.Clone(s), true
+			}
+		}
+		return nil
+	}
+	switch a := arr.(type) {
+	case *array.String:
+		if fc.Type.IsNumeric() {
+			return p.numbers(fc, a, lit, first)
+		}
+	case *array.Float64:
+		if fc.Type.IsNumeric() {
+			return appendArray(fc, arr)
+		}
+	case *array.Boolean:
+		if fc.Type.IsNumeric() || fc.Type == columnar.Logical {
+			return appendArray(fc, arr)
+		}
+	case *array.Timestamp:
+		if fc.Type == columnar.Date {
+			return appendArray(fc, arr)
+		}
+	}
+	fc.Num = make([]float64, n)
+	for i := range n {
+		s, ok := p.text(arr, lit, i)
+		if !ok {
+			fc.Num[i] = math.NaN()
+			continue
+		}
+		v, err := parseValue(fc, s, lit != nil && lit[i])
+		if err != nil {
+			return valueError(first+int64(i), fc.Name, err.Error())
+		}
+		fc.Num[i] = v
+	}
+	return nil
+}
+
+// numbers reads a text array into a numeric column: column's loop, with
+// the common case (a decimal number) inlined.
+func (p *predictor) numbers(fc *frameColumn, a *array.String, lit []bool, first int64) error {
+	n := a.Len()
+	fc.Num = make([]float64, n)
+	nulls := a.NullN() > 0
+	for i := range n {
+		if nulls && a.IsNull(i) {
+			fc.Num[i] = math.NaN()
+			continue
+		}
+		t := trimText(a.Value(i))
+		if f, ok := ingest.ParseNumber(unsafe.Slice(unsafe.StringData(t), len(t))); ok && (p.tokens == nil || !p.tokens.has(t)) {
+			fc.Num[i] = f
+			continue
+		}
+		s, ok := p.text(a, lit, i)
+		if !ok {
+			fc.Num[i] = math.NaN()
+			continue
+		}
+		v, err := parseValue(fc, s, lit != nil && lit[i])
+		if err != nil {
+			return valueError(first+int64(i), fc.Name, err.Error())
+		}
+		fc.Num[i] = v
+	}
+	return nil
+}
+
+// text returns value i of arr as text, false when it is missing: null,
+// blank, or a string equal to one of the pipeline's missing-value tokens.
+func (p *predictor) text(arr arrow.Array, lit []bool, i int) (string, bool) {
+	if arr.IsNull(i) {
+		return "", false
+	}
+	var s string
+	switch a := arr.(type) {
+	case *array.String:
+		s = a.Value(i)
+	case *array.LargeString:
+		s = a.Value(i)
+	case *array.Timestamp:
+		return a.Value(i).ToTime(a.DataType().(*arrow.TimestampType).Unit).UTC().Format("2006-01-02T15:04:05.999999999Z07:00"), true
+	default:
+		s = arr.ValueStr(i)
+	}
+	t := trimText(s)
+	if t == "" {
+		return "", false
+	}
+	if p.tokens != nil && (lit == nil || !lit[i]) && p.tokens.has(t) {
+		return "", false
+	}
+	return s, true
+}
+
+// trimText trims white space as strings.TrimSpace does, without its
+// Unicode tables for ASCII text.
+func trimText(s string) string {
+	for len(s) > 0 && s[0] < utf8.RuneSelf && asciiSpace(s[0]) {
+		s = s[1:]
+	}
+	for len(s) > 0 && s[len(s)-1] < utf8.RuneSelf && asciiSpace(s[len(s)-1]) {
+		s = s[:len(s)-1]
+	}
+	if len(s) > 0 && (s[0] >= utf8.RuneSelf || s[len(s)-1] >= utf8.RuneSelf) {
+		return strings.TrimSpace(s)
+	}
+	return s
+}
+
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+// tokenSet holds missing-value tokens, compared in any case after
+// trimming white space.
+type tokenSet struct {
+	tokens []string
+	maxLen int
+}
+
+func missingTokens(tokens []string) *tokenSet {
+	if len(tokens) == 0 {
+		return nil
+	}
+	ts := &tokenSet{}
+	for _, t := range tokens {
+		t = strings.TrimSpace(t)
+		ts.tokens = append(ts.tokens, t)
+		ts.maxLen = max(ts.maxLen, len(t))
+	}
+	return ts
+}
+
+// has reports whether t (trimmed) is a token.
+func (ts *tokenSet) has(t string) bool {
+	if len(t) > ts.maxLen {
+		return false
+	}
+	for _, tok := range ts.tokens {
+		if strings.EqualFold(t, tok) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseValue reads a present value's text as a number of fc's type:
+// numeric, logical (1/0) or date (seconds since the epoch). lit says the
+// value was a JSON number or boolean.
+func parseValue(fc *frameColumn, s string, lit bool) (float64, error) {
+	switch fc.Type {
+	case columnar.Logical:
+		if b, ok := parseLogical(s); ok {
+			return b2f(b), nil
+		}
+		return 0, fmt.Errorf("value %q of %s is not a logical value", s, fc.Name)
+	case columnar.Date:
+		if t, ok := columnar.ParseTime(s); ok {
+			return float64(t.UnixNano()) / 1e9, nil
+		}
+		return 0, fmt.Errorf("value %q of %s is not a date", s, fc.Name)
+	}
+	// Read as an uploaded value is (decimal notation only).
+	if t := trimText(s); t != "" {
+		if f, ok := ingest.ParseNumber(unsafe.Slice(unsafe.StringData(t), len(t))); ok {
+			return f, nil
+		}
+	}
+	if lit && (s == "true" || s == "false") {
+		return b2f(s == "true"), nil
+	}
+	return 0, fmt.Errorf("value %q of %s is not a number", s, fc.Name)
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// PredictOutput is a prediction's answer: the model, and the rows as Arrow
+// batches of one schema (Schema), replayed from the spool by Next. Close
+// removes the spool.
+type PredictOutput struct {
+	Model    Model
+	Messages []Message
+	schema   *arrow.Schema
+	echoed   int
+	spool    *predictSpool
+	next     int
+}
+
+// Schema is the answer's schema: the echoed input columns, in first-seen
+// order (utf8 for text bodies), then the prediction (float64, or a utf8
+// class and, when asked for, one float64 <target>:<class> score per class).
+func (o *PredictOutput) Schema() *arrow.Schema { return o.schema }
+
+// Echoed is how many of Schema's columns, the first ones, echo the input;
+// the rest are the prediction.
+func (o *PredictOutput) Echoed() int { return o.echoed }
+
+// Next returns the next batch of the answer conformed to Schema (a column
+// a batch's rows did not have is all null), and io.EOF after the last.
+// The caller releases it.
+func (o *PredictOutput) Next() (arrow.RecordBatch, error) {
+	rec, err := o.spool.read(o.next)
+	if err != nil {
+		return nil, err
+	}
+	o.next++
+	defer rec.Release()
+	byName := make(map[string]int, rec.NumCols())
+	for j, f := range rec.Schema().Fields() {
+		byName[strings.ToLower(f.Name)] = j
+	}
+	cols := make([]arrow.Array, o.schema.NumFields())
+	for i, f := range o.schema.Fields() {
+		if j, ok := byName[strings.ToLower(f.Name)]; ok {
+			cols[i] = rec.Column(j)
+			cols[i].Retain()
+		} else {
+			cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, f.Type, int(rec.NumRows()))
+		}
+	}
+	out := array.NewRecordBatch(o.schema, cols, rec.NumRows())
+	for _, c := range cols {
+		c.Release()
+	}
+	return out, nil
+}
+
+// Close frees the spooled batches and removes the spool file.
+func (o *PredictOutput) Close() error { return o.spool.close() }

@@ -1,0 +1,153 @@
+package engine
+
+import (
+	"io"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// oneBatch is a PredictSource of one record.
+type oneBatch struct {
+	b    PredictBatch
+	done bool
+}
+
+func (s *oneBatch) Options() (PredictOptions, bool, error) { return PredictOptions{}, true, nil }
+
+func (s *oneBatch) Next() (PredictBatch, error) {
+	if s.done {
+		return PredictBatch{}, io.EOF
+	}
+	s.done = true
+	return s.b, nil
+}
+
+// predicted drains an answer into its prediction column.
+func predicted(t *testing.T, out *PredictOutput) ([]float64, []arrow.RecordBatch) {
+	t.Helper()
+	var ys []float64
+	var recs []arrow.RecordBatch
+	for {
+		rec, err := out.Next()
+		if err == io.EOF {
+			return ys, recs
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rec.Schema().Equal(out.Schema()) {
+			t.Fatalf("batch schema %s, want %s", rec.Schema(), out.Schema())
+		}
+		y := rec.Column(int(rec.NumCols()) - 1).(*array.Float64)
+		ys = append(ys, y.Float64Values()...)
+		recs = append(recs, rec)
+	}
+}
+
+// Typed columns (as Arrow IPC or Parquet bodies bring) are read by their
+// type and echoed as they are; JSON literals read as JSON gives them: a
+// literal true is 1 in a numeric column, a string "true" is an error.
+func TestPredictStreamTypedAndLiterals(t *testing.T) {
+	e := newTestEngine(t)
+	ctx := t.Context()
+	e.putTestCSV(t, "lin", linearCSV(300))
+	s, err := e.CreateSession(ctx, regressionRequest("lin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := e.waitSession(t, s.ID)
+	if done.ModelID == "" {
+		t.Fatalf("session = %+v", done)
+	}
+	mem := memory.DefaultAllocator
+
+	fb := array.NewFloat64Builder(mem)
+	fb.AppendValues([]float64{3, 5}, nil)
+	a := fb.NewArray()
+	bb := array.NewBooleanBuilder(mem)
+	bb.AppendValues([]bool{true, false}, nil)
+	b := bb.NewArray()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Float64}, {Name: "B", Type: arrow.FixedWidthTypes.Boolean}}, nil)
+	out, err := e.PredictStream(ctx, done.ModelID, &oneBatch{b: PredictBatch{Rec: array.NewRecordBatch(schema, []arrow.Array{a, b}, 2)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ys, recs := predicted(t, out)
+	out.Close()
+	if len(ys) != 2 || math.Abs(ys[0]-(2*3-3*1+1)) > 0.5 || math.Abs(ys[1]-(2*5-3*0+1)) > 0.5 {
+		t.Errorf("typed predictions = %v, want about 4 and 11", ys)
+	}
+	if got := recs[0].Schema().Field(1); got.Name != "B" || got.Type.ID() != arrow.BOOL {
+		t.Errorf("echoed column = %v, want B as bool", got)
+	}
+
+	text := func(vals ...string) arrow.Array {
+		sb := array.NewStringBuilder(mem)
+		sb.AppendValues(vals, nil)
+		return sb.NewArray()
+	}
+	ab := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.BinaryTypes.String}, {Name: "b", Type: arrow.BinaryTypes.String}}, nil)
+	lit := PredictBatch{Rec: array.NewRecordBatch(ab, []arrow.Array{text("3"), text("true")}, 1), Literal: [][]bool{{true}, {true}}}
+	out, err = e.PredictStream(ctx, done.ModelID, &oneBatch{b: lit})
+	if err != nil {
+		t.Fatalf("literal true: %v", err)
+	}
+	if ys, _ := predicted(t, out); len(ys) != 1 || math.Abs(ys[0]-4) > 0.5 {
+		t.Errorf("literal true prediction = %v, want about 4", ys)
+	}
+	out.Close()
+	str := PredictBatch{Rec: array.NewRecordBatch(ab, []arrow.Array{text("3"), text("true")}, 1)}
+	if _, err := e.PredictStream(ctx, done.ModelID, &oneBatch{b: str}); err == nil || !strings.Contains(err.Error(), "not a number") {
+		t.Errorf("string true = %v, want not a number", err)
+	}
+
+	// Row numbers count across batches.
+	_, err = e.predictText(ctx, done.ModelID, []string{"a", "b"}, [][]string{{"1", "2"}, {"3", "4"}}, [][]string{{"5", "6"}, {"7", "x"}})
+	if err == nil || !strings.Contains(err.Error(), "Row 3:") {
+		t.Errorf("bad value in the second batch = %v, want Row 3", err)
+	}
+}
+
+// The spool keeps batches in memory up to its limit, then in an unlinked
+// file, and replays them in order.
+func TestPredictSpool(t *testing.T) {
+	dir := t.TempDir()
+	sp := &predictSpool{dir: dir, limit: 40}
+	defer sp.close()
+	for i := range 4 {
+		rec := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Float64}}, nil),
+			[]arrow.Array{float64Array([]float64{float64(i), float64(i) + 0.5})}, 2)
+		if err := sp.add(rec); err != nil {
+			t.Fatal(err)
+		}
+		rec.Release()
+	}
+	if len(sp.mem) == 0 || sp.onFile == 0 {
+		t.Fatalf("spool: %d in memory, %d on file; want both", len(sp.mem), sp.onFile)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("spool files visible: %v", left)
+	}
+	for i := 0; ; i++ {
+		rec, err := sp.read(i)
+		if err == io.EOF {
+			if i != 4 {
+				t.Errorf("replayed %d batches, want 4", i)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := rec.Column(0).(*array.Float64).Value(1); v != float64(i)+0.5 {
+			t.Errorf("batch %d = %v, want %v", i, v, float64(i)+0.5)
+		}
+		rec.Release()
+	}
+}

@@ -1,0 +1,135 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+)
+
+// predictSpool keeps a prediction's answer batches until every row has
+// been scored: the first ones in memory, up to limit bytes,
+// the rest in a temporary file as length-prefixed Arrow IPC streams (one
+// per batch: the batches of a JSON body may differ in columns). The file
+// is unlinked as soon as it is created where the system allows it, so a
+// killed process leaves nothing behind; close removes it otherwise.
+type predictSpool struct {
+	dir      string
+	limit    int // bytes kept in memory
+	mem      []arrow.RecordBatch
+	memBytes int
+	f        *os.File
+	w        *bufio.Writer
+	r        *bufio.Reader
+	onFile   int
+	buf      bytes.Buffer
+}
+
+// add keeps rec (retaining it, or writing it out).
+func (s *predictSpool) add(rec arrow.RecordBatch) error {
+	size := recordBytes(rec)
+	if s.f == nil && s.memBytes+size <= s.limit {
+		rec.Retain()
+		s.mem = append(s.mem, rec)
+		s.memBytes += size
+		return nil
+	}
+	if s.f == nil {
+		f, err := os.CreateTemp(s.dir, "vatic-predict-*.arrows")
+		if err != nil {
+			return fmt.Errorf("predict spool: %w", err)
+		}
+		_ = os.Remove(f.Name()) // kept open: the data lives until close
+		s.f, s.w = f, bufio.NewWriterSize(f, 1<<20)
+	}
+	s.buf.Reset()
+	s.buf.Write(make([]byte, 8))
+	w := ipc.NewWriter(&s.buf, ipc.WithSchema(rec.Schema()))
+	if err := w.Write(rec); err != nil {
+		return fmt.Errorf("predict spool: %w", err)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("predict spool: %w", err)
+	}
+	b := s.buf.Bytes()
+	binary.LittleEndian.PutUint64(b, uint64(len(b)-8))
+	if _, err := s.w.Write(b); err != nil {
+		return fmt.Errorf("predict spool: %w", err)
+	}
+	s.onFile++
+	return nil
+}
+
+// read returns batch i (retained for the caller), reading the file
+// sequentially: i counts up from 0. It returns io.EOF after the last.
+func (s *predictSpool) read(i int) (arrow.RecordBatch, error) {
+	if i < len(s.mem) {
+		s.mem[i].Retain()
+		return s.mem[i], nil
+	}
+	if i >= len(s.mem)+s.onFile {
+		return nil, io.EOF
+	}
+	if s.r == nil {
+		if err := s.w.Flush(); err != nil {
+			return nil, fmt.Errorf("predict spool: %w", err)
+		}
+		if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("predict spool: %w", err)
+		}
+		s.r = bufio.NewReaderSize(s.f, 1<<20)
+	}
+	var n [8]byte
+	if _, err := io.ReadFull(s.r, n[:]); err != nil {
+		return nil, fmt.Errorf("predict spool: %w", err)
+	}
+	lr := io.LimitReader(s.r, int64(binary.LittleEndian.Uint64(n[:])))
+	rd, err := ipc.NewReader(lr)
+	if err != nil {
+		return nil, fmt.Errorf("predict spool: %w", err)
+	}
+	// The reader stops at the batch; the end-of-stream marker is left.
+	defer io.Copy(io.Discard, lr)
+	defer rd.Release()
+	if !rd.Next() {
+		return nil, fmt.Errorf("predict spool: batch %d: %v", i, rd.Err())
+	}
+	rec := rd.RecordBatch()
+	rec.Retain()
+	return rec, nil
+}
+
+// close frees the batches in memory and removes the file.
+func (s *predictSpool) close() error {
+	for _, r := range s.mem {
+		r.Release()
+	}
+	s.mem = nil
+	if s.f == nil {
+		return nil
+	}
+	err := s.f.Close()
+	if rerr := os.Remove(s.f.Name()); rerr != nil && !os.IsNotExist(rerr) && err == nil {
+		err = rerr
+	}
+	s.f = nil
+	return err
+}
+
+// recordBytes is the size of rec's buffers.
+func recordBytes(rec arrow.RecordBatch) int {
+	n := 0
+	for _, c := range rec.Columns() {
+		for _, b := range c.Data().Buffers() {
+			if b != nil {
+				n += b.Len()
+			}
+		}
+	}
+	return n
+}
