@@ -340,9 +340,10 @@ func bigPredict(ctx context.Context, cfg Config, t *target, modelID string, csvB
 		if err != nil {
 			return Result{}, err
 		}
-		// Growth from the high-water mark at the reset, which the peak
-		// after cannot be below.
-		r.Metrics = append(r.Metrics, Metric{float64(m.Peak), UnitPeakRSS}, Metric{float64(m.Peak - before.Peak), UnitRSSGrowth})
+		// Growth from the high-water mark at the reset; the kernel
+		// refreshes VmHWM lazily, so a transient RSS read then can leave
+		// the peak after a few pages below it: no growth.
+		r.Metrics = append(r.Metrics, Metric{float64(m.Peak), UnitPeakRSS}, Metric{float64(max(m.Peak-before.Peak, 0)), UnitRSSGrowth})
 	}
 	return r, nil
 }
