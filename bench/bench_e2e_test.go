@@ -176,3 +176,35 @@ func TestEndToEndText(t *testing.T) {
 	bench.WriteSummary(&out, cfg.Runs, bench.Checks(results))
 	t.Logf("report:\n%s", out.String())
 }
+
+// TestEndToEndColumnar runs the columnar workload, small, against the real
+// binary named by VATIC_BIN: the CSV and JSON parts must run; Arrow IPC
+// and Parquet run when the server speaks them (the report says which).
+func TestEndToEndColumnar(t *testing.T) {
+	bin := os.Getenv("VATIC_BIN")
+	if bin == "" {
+		t.Skip("VATIC_BIN is not set; build bin/vatic and point VATIC_BIN at it")
+	}
+	var progress strings.Builder
+	cfg := bench.Config{Vatic: bin, Rows: 20_000, Seed: 1, Dir: t.TempDir(), Runs: 1, PredictRows: 2000, LinearTrainRows: 1000,
+		Columnar: bench.ColumnarConfig{BigPredictRows: 20_000}, Progress: &progress}
+	results, err := bench.Run(t.Context(), cfg, []string{bench.WorkloadColumnar})
+	t.Logf("progress:\n%s", progress.String())
+	if err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	got := countByName(results)
+	for _, name := range []string{
+		"Columnar/predict/model=linear/format=csv/impl=vatic", "Columnar/predict/model=tree/format=json/impl=vatic",
+		"Columnar/predict-big/format=csv/impl=vatic", "Columnar/upload/format=json/impl=vatic",
+		"Columnar/upload/format=parquet/impl=duckdb", "Columnar/export/format=json/impl=vatic", "Columnar/export/format=parquet/impl=duckdb",
+	} {
+		if got[name] != 1 {
+			t.Errorf("Run gave %d results named %s, want 1 (all: %v)", got[name], name, got)
+		}
+	}
+	var out strings.Builder
+	bench.WriteResults(&out, results)
+	bench.WriteSummary(&out, cfg.Runs, bench.Checks(results))
+	t.Logf("report:\n%s", out.String())
+}

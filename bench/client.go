@@ -68,6 +68,13 @@ type PutResult struct {
 // With gzip set the file must already be gzip-compressed and is sent with
 // Content-Encoding: gzip. Any 2xx answer is a success.
 func (c *Client) PutCSV(ctx context.Context, name, path string, gzip bool) (PutResult, error) {
+	return c.PutFile(ctx, name, path, MediaCSV, gzip)
+}
+
+// PutFile is [Client.PutCSV] for a file of any media type the server
+// reads (text/csv, application/json, Arrow IPC, Parquet), sent as the
+// Content-Type.
+func (c *Client) PutFile(ctx context.Context, name, path, contentType string, gzip bool) (PutResult, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return PutResult{}, err
@@ -82,7 +89,7 @@ func (c *Client) PutCSV(ctx context.Context, name, path string, gzip bool) (PutR
 		return PutResult{}, err
 	}
 	req.ContentLength = st.Size()
-	req.Header.Set("Content-Type", "text/csv")
+	req.Header.Set("Content-Type", contentType)
 	if gzip {
 		req.Header.Set("Content-Encoding", "gzip")
 	}
@@ -147,8 +154,8 @@ func (c *Client) getCSV(ctx context.Context, u, name string) (rows, n int64, hea
 		return 0, 0, "", err
 	}
 	defer resp.Body.Close()
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/csv" {
-		return 0, 0, "", fmt.Errorf("bench: GET %s as CSV: Content-Type %q", name, resp.Header.Get("Content-Type"))
+	if err := checkMediaType(resp, "GET "+name, MediaCSV); err != nil {
+		return 0, 0, "", err
 	}
 	hr := &headerReader{r: resp.Body}
 	lines, n, err := CountLines(hr)
@@ -519,13 +526,7 @@ func (c *Client) WaitSession(ctx context.Context, id string, every time.Duration
 // Content-Type and Accept and returns the whole answer, read into memory
 // (so that timing the call times the transfer, not the caller's parsing).
 func (c *Client) Predict(ctx context.Context, modelID string, body []byte, contentType, accept string) ([]byte, error) {
-	req, err := c.newRequest(ctx, http.MethodPost, strings.TrimRight(c.BaseURL, "/")+"/models/"+url.PathEscape(modelID)+"/predict", bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", contentType)
-	req.Header.Set("Accept", accept)
-	resp, err := c.do(req)
+	resp, err := c.PredictStream(ctx, modelID, bytes.NewReader(body), int64(len(body)), contentType, accept)
 	if err != nil {
 		return nil, err
 	}
@@ -534,10 +535,50 @@ func (c *Client) Predict(ctx context.Context, modelID string, body []byte, conte
 	if err != nil {
 		return nil, fmt.Errorf("bench: read answer to predict with model %s: %w", modelID, err)
 	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != accept {
-		return nil, fmt.Errorf("bench: predict with model %s: Content-Type %q, want %s", modelID, resp.Header.Get("Content-Type"), accept)
-	}
 	return b, nil
+}
+
+// PredictStream posts size bytes of body to POST /models/{id}/predict and
+// returns the answer unread, once its Content-Type is known to be accept;
+// the caller closes its body. It is [Client.Predict] for bodies too large
+// to hold, or to read, in memory.
+func (c *Client) PredictStream(ctx context.Context, modelID string, body io.Reader, size int64, contentType, accept string) (*http.Response, error) {
+	req, err := c.newRequest(ctx, http.MethodPost, strings.TrimRight(c.BaseURL, "/")+"/models/"+url.PathEscape(modelID)+"/predict", body)
+	if err != nil {
+		return nil, err
+	}
+	req.ContentLength = size
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("Accept", accept)
+	resp, err := c.do(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkMediaType(resp, "predict with model "+modelID, accept); err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
+	return resp, nil
+}
+
+// MediaTypeError is an answer in another media type than the one asked
+// for with Accept: a server that does not produce that format.
+type MediaTypeError struct {
+	What      string // the request: "GET name", "predict with model id"
+	Got, Want string // Content-Type received, media type wanted
+}
+
+func (e *MediaTypeError) Error() string {
+	return fmt.Sprintf("bench: %s: Content-Type %q, want %s", e.What, e.Got, e.Want)
+}
+
+// checkMediaType returns a *MediaTypeError unless resp's Content-Type is
+// want (parameters aside).
+func checkMediaType(resp *http.Response, what, want string) error {
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != want {
+		return &MediaTypeError{What: what, Got: resp.Header.Get("Content-Type"), Want: want}
+	}
+	return nil
 }
 
 // DeleteCascade removes dataset name with DELETE /data/{name}?cascade=…,

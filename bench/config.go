@@ -56,6 +56,11 @@ const (
 	// text column against scikit-learn's TF-IDF pipelines on the same
 	// folds (Text/…; see [RunText]). It runs only when asked for.
 	WorkloadText = "text"
+	// WorkloadColumnar is columnar I/O (issue 17): predict, upload and
+	// export throughput in CSV, JSON, Arrow IPC and Parquet, uploads and
+	// exports against DuckDB's read_csv, read_parquet and COPY … TO
+	// (Columnar/…; see [RunColumnar]). It runs only when asked for.
+	WorkloadColumnar = "columnar"
 )
 
 // Workloads lists every workload in the order [Run] runs them.
@@ -64,8 +69,8 @@ var Workloads = []string{WorkloadImport, WorkloadImportURL, WorkloadStats, Workl
 // AllWorkloads is [Workloads] and the workloads that run only when named
 // ([WorkloadReads], [WorkloadForecast], [WorkloadForecastSession],
 // [WorkloadImpact], [WorkloadClassification], [WorkloadAnomalies],
-// [WorkloadText]), in the order [Run] runs them.
-var AllWorkloads = append(slices.Clone(Workloads), WorkloadReads, WorkloadForecast, WorkloadForecastSession, WorkloadImpact, WorkloadClassification, WorkloadAnomalies, WorkloadText)
+// [WorkloadText], [WorkloadColumnar]), in the order [Run] runs them.
+var AllWorkloads = append(slices.Clone(Workloads), WorkloadReads, WorkloadForecast, WorkloadForecastSession, WorkloadImpact, WorkloadClassification, WorkloadAnomalies, WorkloadText, WorkloadColumnar)
 
 // Config describes one benchmark session. The zero value of each field
 // means the documented default; Vatic and Dir are required.
@@ -178,6 +183,10 @@ type Config struct {
 	// Text configures the text workload; Python runs its scikit-learn
 	// side (text.py, embedded) and Seed makes its folds.
 	Text TextConfig
+	// Columnar configures the columnar workload; it also uses Rows and
+	// Seed (the uploaded and exported table), PredictRows and
+	// LinearTrainRows.
+	Columnar ColumnarConfig
 	// ImpactWindows is how many event windows the impact workload tests,
 	// each once without and once with a level shift (two sessions per
 	// window); default 200.
@@ -239,6 +248,7 @@ func (c Config) withDefaults() Config {
 	c.Classification = c.Classification.withDefaults()
 	c.Anomalies = c.Anomalies.withDefaults()
 	c.Text = c.Text.withDefaults()
+	c.Columnar = c.Columnar.withDefaults()
 	if c.ImpactWindows == 0 {
 		c.ImpactWindows = 200
 	}
@@ -312,7 +322,7 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("bench: unknown forecast series %q (known: %s)", name, strings.Join(ForecastSeriesNames(), ",")))
 		}
 	}
-	errs = append(errs, c.Classification.validate(), c.Anomalies.validate(), c.Text.validate())
+	errs = append(errs, c.Classification.validate(), c.Anomalies.validate(), c.Text.validate(), c.Columnar.validate())
 	if c.BaseURL != "" && !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
 		errs = append(errs, fmt.Errorf("bench: BaseURL %q is not an http(s) URL", c.BaseURL))
 	}

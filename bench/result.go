@@ -219,6 +219,7 @@ func Checks(results []Result) []Check {
 	out = append(out, classificationChecks(results)...)
 	out = append(out, anomalyChecks(results)...)
 	out = append(out, textChecks(results)...)
+	out = append(out, columnarChecks(results)...)
 	out = append(out, forecastChecks(results)...)
 	out = append(out, forecastSessionChecks(results)...)
 	return append(out, impactChecks(results)...)

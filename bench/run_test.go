@@ -6,9 +6,11 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/signal"
@@ -20,6 +22,13 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/vaticml/vatic/bench"
 )
@@ -60,6 +69,10 @@ func fakeServe(args []string) int {
 	}
 	var mu sync.Mutex
 	datasets := map[string][]byte{}
+	// With BENCH_FAKE_COLUMNAR=1 the server also speaks Arrow IPC and
+	// Parquet (uploads, exports, predict); else it refuses them as vatic
+	// did before issue 17.
+	columnar := os.Getenv("BENCH_FAKE_COLUMNAR") == "1"
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {})
 	auth := func(h http.HandlerFunc) http.HandlerFunc {
@@ -73,14 +86,42 @@ func fakeServe(args []string) int {
 	}
 	views := map[string]string{} // view name → base dataset
 	mux.HandleFunc("PUT /v1/data/{name}", auth(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Content-Type") == "application/json" { // column metadata only
+		switch media := r.Header.Get("Content-Type"); media {
+		case bench.MediaArrow, bench.MediaParquet:
+			if !columnar { // as vatic before issue 17
+				http.Error(w, `{"statusCode":400,"errorType":"RequestValidation"}`, http.StatusBadRequest)
+				return
+			}
+			tbl, err := fakeReadColumnar(media, r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			n := tbl.NumRows()
+			tbl.Release()
 			mu.Lock()
-			if _, ok := datasets[r.PathValue("name")]; !ok {
-				datasets[r.PathValue("name")] = nil
+			datasets[r.PathValue("name")] = []byte("x\n" + strings.Repeat("1\n", int(n)))
+			mu.Unlock()
+			w.WriteHeader(http.StatusCreated)
+			fmt.Fprintf(w, `{"dataSetName":%q,"rowCount":%d}`, r.PathValue("name"), n)
+			return
+		}
+		if r.Header.Get("Content-Type") == "application/json" {
+			b, err := io.ReadAll(r.Body)
+			if err == nil {
+				b, err = fakeJSONRows(b)
+			}
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			mu.Lock()
+			if _, ok := datasets[r.PathValue("name")]; !ok || b != nil {
+				datasets[r.PathValue("name")] = b
 			}
 			mu.Unlock()
 			w.WriteHeader(http.StatusCreated)
-			fmt.Fprintf(w, `{"dataSetName":%q,"rowCount":0}`, r.PathValue("name"))
+			fmt.Fprintf(w, `{"dataSetName":%q,"rowCount":%d}`, r.PathValue("name"), max(bytes.Count(b, []byte("\n"))-1, 0))
 			return
 		}
 		var body io.Reader = r.Body
@@ -126,6 +167,34 @@ func fakeServe(args []string) int {
 		b, ok := get(r)
 		if !ok {
 			http.NotFound(w, r)
+			return
+		}
+		switch media := r.Header.Get("Accept"); {
+		case media == "application/json":
+			fakeJSONPage(w, r, b)
+			return
+		case columnar && (media == bench.MediaArrow || media == bench.MediaParquet):
+			// Every column as strings.
+			recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+			if err != nil || len(recs) == 0 {
+				http.Error(w, fmt.Sprint("bad dataset: ", err), http.StatusInternalServerError)
+				return
+			}
+			var fields []arrow.Field
+			var cols []arrow.Array
+			for j, name := range recs[0] {
+				sb := array.NewStringBuilder(memory.DefaultAllocator)
+				for _, rec := range recs[1:] {
+					sb.Append(rec[j])
+				}
+				fields = append(fields, arrow.Field{Name: name, Type: arrow.BinaryTypes.String})
+				cols = append(cols, sb.NewArray())
+				sb.Release()
+			}
+			w.Header().Set("Content-Type", media)
+			if err := fakeWriteColumnar(w, media, arrow.NewSchema(fields, nil), cols); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+			}
 			return
 		}
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
@@ -311,6 +380,26 @@ func fakeServe(args []string) int {
 			return
 		}
 		pred := strconv.FormatFloat(fs.meanY, 'g', -1, 64)
+		if media := r.Header.Get("Content-Type"); columnar && (media == bench.MediaArrow || media == bench.MediaParquet) {
+			// The answer holds the target column alone.
+			tbl, err := fakeReadColumnar(media, r.Body)
+			if err != nil || tbl.NumRows() == 0 || r.Header.Get("Accept") != media {
+				http.Error(w, fmt.Sprint("bad predict request: ", err), http.StatusBadRequest)
+				return
+			}
+			fb := array.NewFloat64Builder(memory.DefaultAllocator)
+			for range tbl.NumRows() {
+				fb.Append(fs.meanY)
+			}
+			tbl.Release()
+			schema := arrow.NewSchema([]arrow.Field{{Name: fs.target, Type: arrow.PrimitiveTypes.Float64}}, nil)
+			w.Header().Set("Content-Type", media)
+			if err := fakeWriteColumnar(w, media, schema, []arrow.Array{fb.NewArray()}); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+			}
+			fb.Release()
+			return
+		}
 		if r.Header.Get("Content-Type") == "text/csv" {
 			recs, err := csv.NewReader(r.Body).ReadAll()
 			if err != nil || len(recs) < 2 || r.Header.Get("Accept") != "text/csv" {
@@ -391,6 +480,57 @@ func fakeServe(args []string) int {
 	return 0
 }
 
+// fakeJSONRows turns the rows of a JSON PUT body, {"data": [...]}, into
+// CSV with the columns of the first row, sorted; a body without rows
+// (column metadata only) gives nil.
+func fakeJSONRows(body []byte) ([]byte, error) {
+	var req struct{ Data []map[string]any }
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, fmt.Errorf("bad JSON body: %v", err)
+	}
+	if len(req.Data) == 0 {
+		return nil, nil
+	}
+	cols := slices.Sorted(maps.Keys(req.Data[0]))
+	var buf bytes.Buffer
+	cw := csv.NewWriter(&buf)
+	cw.Write(cols)
+	for _, row := range req.Data {
+		rec := make([]string, len(cols))
+		for j, c := range cols {
+			rec[j] = fmt.Sprint(row[c])
+		}
+		cw.Write(rec)
+	}
+	cw.Flush()
+	return buf.Bytes(), cw.Error()
+}
+
+// fakeJSONPage answers one page (page, pageSize) of a dataset held as CSV
+// as JSON rows of strings with the paging envelope.
+func fakeJSONPage(w http.ResponseWriter, r *http.Request, dataset []byte) {
+	recs, err := csv.NewReader(bytes.NewReader(dataset)).ReadAll()
+	if err != nil || len(recs) == 0 {
+		http.Error(w, fmt.Sprint("bad dataset: ", err), http.StatusInternalServerError)
+		return
+	}
+	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	size, _ := strconv.Atoi(r.URL.Query().Get("pageSize"))
+	size = min(max(size, 1), 1000)
+	rows := recs[1:]
+	data := []map[string]string{}
+	for _, rec := range rows[min(page*size, len(rows)):min((page+1)*size, len(rows))] {
+		m := map[string]string{}
+		for j, c := range recs[0] {
+			m[c] = rec[j]
+		}
+		data = append(data, m)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	json.NewEncoder(w).Encode(map[string]any{"data": data, "pageNumber": page, "pageSize": size,
+		"totalCount": len(rows), "totalPages": (len(rows) + size - 1) / size})
+}
+
 // fakeViewHeader is the CSV header of every view of the fake server and of
 // the fake anchor's COPY.
 const fakeViewHeader = "ts,store,sales,eventTimestamp"
@@ -406,6 +546,31 @@ func fakeSQL(args []string) int {
 	}
 	for _, stmt := range fs.Args() {
 		switch {
+		case strings.Contains(stmt, "read_parquet('"):
+			_, path, _ := strings.Cut(stmt, "read_parquet('")
+			path, _, _ = strings.Cut(path, "')")
+			n, err := fakeParquetRows(path)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			os.WriteFile(*db, []byte(strconv.FormatInt(n, 10)), 0o644)
+		case strings.HasPrefix(stmt, "COPY bench TO '"):
+			// COPY bench TO 'out' (HEADER | FORMAT parquet): the rows the
+			// database file says, of one column.
+			out, opts, _ := strings.Cut(strings.TrimPrefix(stmt, "COPY bench TO '"), "'")
+			b, _ := os.ReadFile(*db)
+			n, _ := strconv.Atoi(string(b))
+			var err error
+			if strings.Contains(opts, "parquet") {
+				err = fakeWriteParquet(out, n)
+			} else {
+				err = os.WriteFile(out, []byte("x\n"+strings.Repeat("1\n", n)), 0o644)
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
 		case strings.HasPrefix(stmt, "CREATE TABLE"):
 			_, path, _ := strings.Cut(stmt, "read_csv('")
 			path, _, _ = strings.Cut(path, "')")
@@ -448,6 +613,86 @@ func fakeSQL(args []string) int {
 		fmt.Fprintln(os.Stderr, "elapsed_ns: 1000000")
 	}
 	return 0
+}
+
+// fakeReadColumnar reads a whole Arrow IPC stream or Parquet file.
+func fakeReadColumnar(media string, r io.Reader) (arrow.Table, error) {
+	if media == bench.MediaParquet {
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return nil, err
+		}
+		return pqarrow.ReadTable(context.Background(), bytes.NewReader(b), nil, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	}
+	ir, err := ipc.NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	defer ir.Release()
+	var recs []arrow.RecordBatch
+	for ir.Next() {
+		rec := ir.RecordBatch()
+		rec.Retain()
+		recs = append(recs, rec)
+	}
+	if err := ir.Err(); err != nil {
+		return nil, err
+	}
+	return array.NewTableFromRecords(ir.Schema(), recs), nil
+}
+
+// fakeWriteColumnar writes one record batch of cols, which it releases, as
+// an Arrow IPC stream or a Parquet file.
+func fakeWriteColumnar(w io.Writer, media string, schema *arrow.Schema, cols []arrow.Array) error {
+	rec := array.NewRecordBatch(schema, cols, int64(cols[0].Len()))
+	defer rec.Release()
+	for _, c := range cols {
+		c.Release()
+	}
+	if media == bench.MediaParquet {
+		pw, err := pqarrow.NewFileWriter(schema, w, nil, pqarrow.DefaultWriterProps())
+		if err != nil {
+			return err
+		}
+		return errors.Join(pw.Write(rec), pw.Close())
+	}
+	iw := ipc.NewWriter(w, ipc.WithSchema(schema))
+	return errors.Join(iw.Write(rec), iw.Close())
+}
+
+// fakeParquetRows is the row count in the footer of the Parquet file at
+// path.
+func fakeParquetRows(path string) (int64, error) {
+	r, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	return r.NumRows(), nil
+}
+
+// fakeWriteParquet writes n rows of one int64 column to a Parquet file.
+func fakeWriteParquet(path string, n int) error {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	defer b.Release()
+	for i := range n {
+		b.Append(int64(i))
+	}
+	col := b.NewArray()
+	defer col.Release()
+	rec := array.NewRecordBatch(schema, []arrow.Array{col}, int64(n))
+	defer rec.Release()
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w, err := pqarrow.NewFileWriter(schema, f, nil, pqarrow.DefaultWriterProps())
+	if err != nil {
+		f.Close()
+		return err
+	}
+	return errors.Join(w.Write(rec), w.Close())
 }
 
 func fakeVaticBin(t testing.TB) string {

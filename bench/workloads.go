@@ -27,7 +27,7 @@ func Run(ctx context.Context, cfg Config, workloads []string) ([]Result, error) 
 	var files Files
 	// The generated table is the input of these workloads only.
 	usesTable := func(w string) bool {
-		return w == WorkloadImport || w == WorkloadImportURL || w == WorkloadStats || w == WorkloadCSV
+		return w == WorkloadImport || w == WorkloadImportURL || w == WorkloadStats || w == WorkloadCSV || w == WorkloadColumnar
 	}
 	if slices.ContainsFunc(workloads, usesTable) {
 		fmt.Fprintf(cfg.Progress, "input: %d rows, seed %d, in %s\n", cfg.Rows, cfg.Seed, cfg.Dir)
@@ -61,7 +61,7 @@ func Run(ctx context.Context, cfg Config, workloads []string) ([]Result, error) 
 			fmt.Fprintf(cfg.Progress, "view: skipped; it needs servers the harness starts, not -url\n")
 			continue
 		}
-		if (w == WorkloadView || w == WorkloadRegression || w == WorkloadReads || w == WorkloadForecast || w == WorkloadForecastSession || w == WorkloadImpact || w == WorkloadClassification || w == WorkloadAnomalies || w == WorkloadText) && read != nil {
+		if (w == WorkloadView || w == WorkloadRegression || w == WorkloadReads || w == WorkloadForecast || w == WorkloadForecastSession || w == WorkloadImpact || w == WorkloadClassification || w == WorkloadAnomalies || w == WorkloadText || w == WorkloadColumnar) && read != nil {
 			// These workloads start their own servers (or need none); stop
 			// the idle one.
 			if read.srv == nil {
@@ -127,6 +127,8 @@ func Run(ctx context.Context, cfg Config, workloads []string) ([]Result, error) 
 			rs, err = RunAnomalies(ctx, cfg)
 		case WorkloadText:
 			rs, err = RunText(ctx, cfg)
+		case WorkloadColumnar:
+			rs, err = RunColumnar(ctx, cfg, files)
 		}
 		results = append(results, rs...)
 		if err != nil {

@@ -4,7 +4,7 @@
 //
 // Usage, from the repository root after make build:
 //
-//	go run ./cmd/bench [-rows 2000000] [-runs 3] [-workloads import,importurl,stats,csv,view,regression,reads,forecast,forecastsession,impact,classification,anomalies,text] [-out bench.txt]
+//	go run ./cmd/bench [-rows 2000000] [-runs 3] [-workloads import,importurl,stats,csv,view,regression,reads,forecast,forecastsession,impact,classification,anomalies,text,columnar] [-out bench.txt]
 //
 // Every flag has an environment twin, VATIC_BENCH_ plus the flag name in
 // upper snake case (VATIC_BENCH_ROWS); the command line wins.
@@ -58,7 +58,7 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		runs      = fs.Int("runs", 3, "runs per workload; the summary uses medians")
 		seed      = fs.Int64("seed", 1, "seed of the generated CSV file")
 		dir       = fs.String("dir", "bench/.data", "directory for the generated files (reused) and scratch data (removed)")
-		workloads = fs.String("workloads", strings.Join(bench.Workloads, ","), "comma-separated workloads: import (plain and gzip), importurl (plain and gzip), stats, csv, view, regression; also reads (the read-path load test), forecast (forecast accuracy and speed against R), forecastsession (forecast sessions over HTTP against the bare contest), impact (impact sessions' placebo and level-shift rates), classification (contests on iris, wine and breast_cancer against scikit-learn), anomalies (anomaly sessions' ROC-AUC against scikit-learn's IsolationForest and EllipticEnvelope) and text (the topics of Debian's fortunes from their text against scikit-learn's TF-IDF pipelines), only when named")
+		workloads = fs.String("workloads", strings.Join(bench.Workloads, ","), "comma-separated workloads: import (plain and gzip), importurl (plain and gzip), stats, csv, view, regression; also reads (the read-path load test), forecast (forecast accuracy and speed against R), forecastsession (forecast sessions over HTTP against the bare contest), impact (impact sessions' placebo and level-shift rates), classification (contests on iris, wine and breast_cancer against scikit-learn), anomalies (anomaly sessions' ROC-AUC against scikit-learn's IsolationForest and EllipticEnvelope), text (the topics of Debian's fortunes from their text against scikit-learn's TF-IDF pipelines) and columnar (predict, upload and export in CSV, JSON, Arrow IPC and Parquet against DuckDB's read_csv, read_parquet and COPY), only when named")
 		out       = fs.String("out", "", "also write the report to this file")
 		baseURL   = fs.String("url", "", "measure the already running server at this API base (http://host:port/v1) instead of starting one; no RSS figures")
 		apiKey    = fs.String("api-key", "", "api-key for -url")
@@ -90,6 +90,7 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		txMax     = fs.Int("text-max-per-topic", 0, "keep at most this many quotations of each text topic, a seeded sample; 0: all")
 		impWin    = fs.Int("impact-windows", 200, "event windows of the impact workload, each tested without and with a level shift (two sessions per window)")
 		impConc   = fs.Int("impact-concurrency", 2, "impact sessions in flight at once (started servers get -session-workers this many)")
+		colBig    = fs.Int("columnar-big-predict-rows", 5_000_000, "rows of the columnar workload's one large CSV predict (the -predict-rows linear rows repeated), whose server peak RSS is reported")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: bench [flags]\n\nEach flag also reads the environment variable %s<FLAG> (upper snake case).\n\n", envPrefix)
@@ -188,6 +189,7 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		},
 		Anomalies: bench.AnomalyConfig{Data: *anData, Tasks: tasks, Seeds: *anSeeds},
 		Text:      bench.TextConfig{Dir: *txDir, Topics: topics, MaxPerTopic: *txMax},
+		Columnar:  bench.ColumnarConfig{BigPredictRows: *colBig},
 		Progress:  stderr,
 	}
 	if err := cfg.Validate(); err != nil {
