@@ -643,6 +643,15 @@ func (rw *rowsWriter) render(rec arrow.RecordBatch) {
 	}
 }
 
+// appendCell appends row i of column j, as render left it, to the output.
+func (rw *rowsWriter) appendCell(j, i int) {
+	start := 0
+	if i > 0 {
+		start = rw.ends[j][i-1]
+	}
+	rw.out = append(rw.out, rw.bufs[j][start:rw.ends[j][i]]...)
+}
+
 func (rw *rowsWriter) flush(force bool) {
 	if rw.err == nil && (force || len(rw.out) >= 256<<10) {
 		_, rw.err = rw.w.Write(rw.out)
@@ -682,11 +691,7 @@ func (jw *jsonBatchWriter) Write(rec arrow.RecordBatch) error {
 				jw.out = append(jw.out, ',')
 			}
 			jw.out = append(jw.out, key...)
-			start := 0
-			if i > 0 {
-				start = jw.ends[j][i-1]
-			}
-			jw.out = append(jw.out, jw.bufs[j][start:jw.ends[j][i]]...)
+			jw.appendCell(j, i)
 		}
 		jw.out = append(jw.out, '}')
 		jw.flush(false)
@@ -729,11 +734,7 @@ func (cw *csvBatchWriter) Write(rec arrow.RecordBatch) error {
 			if j > 0 {
 				cw.out = append(cw.out, ',')
 			}
-			start := 0
-			if i > 0 {
-				start = cw.ends[j][i-1]
-			}
-			cw.out = append(cw.out, cw.bufs[j][start:cw.ends[j][i]]...)
+			cw.appendCell(j, i)
 		}
 		cw.out = append(cw.out, '\n')
 		cw.flush(false)

@@ -566,17 +566,27 @@ func (p *predictor) column(fc *frameColumn, arr arrow.Array, lit []bool, first i
 	}
 	fc.Num = make([]float64, n)
 	for i := range n {
-		s, ok := p.text(arr, lit, i)
-		if !ok {
-			fc.Num[i] = math.NaN()
-			continue
+		if err := p.value(fc, arr, lit, i, first); err != nil {
+			return err
 		}
-		v, err := parseValue(fc, s, lit != nil && lit[i])
-		if err != nil {
-			return valueError(first+int64(i), fc.Name, err.Error())
-		}
-		fc.Num[i] = v
 	}
+	return nil
+}
+
+// value reads row i of arr into fc.Num[i] by the general rules (missing
+// values, tokens, literals, the column's type); first is the body row of
+// the batch's row 0, for the error.
+func (p *predictor) value(fc *frameColumn, arr arrow.Array, lit []bool, i int, first int64) error {
+	s, ok := p.text(arr, lit, i)
+	if !ok {
+		fc.Num[i] = math.NaN()
+		return nil
+	}
+	v, err := parseValue(fc, s, lit != nil && lit[i])
+	if err != nil {
+		return valueError(first+int64(i), fc.Name, err.Error())
+	}
+	fc.Num[i] = v
 	return nil
 }
 
@@ -596,16 +606,9 @@ func (p *predictor) numbers(fc *frameColumn, a *array.String, lit []bool, first 
 			fc.Num[i] = f
 			continue
 		}
-		s, ok := p.text(a, lit, i)
-		if !ok {
-			fc.Num[i] = math.NaN()
-			continue
+		if err := p.value(fc, a, lit, i, first); err != nil {
+			return err
 		}
-		v, err := parseValue(fc, s, lit != nil && lit[i])
-		if err != nil {
-			return valueError(first+int64(i), fc.Name, err.Error())
-		}
-		fc.Num[i] = v
 	}
 	return nil
 }
