@@ -420,3 +420,52 @@ func TestPageOrderFollowsWrites(t *testing.T) {
 		t.Fatalf("after an export, cache order = %v, %v; want known and ordered (the export asked)", ordered, ok)
 	}
 }
+
+// panicFetcher panics instead of opening the file: a bug in an import's
+// path.
+type panicFetcher struct{}
+
+func (panicFetcher) Fetch(context.Context, ImportSpec) (*RemoteObject, error) {
+	panic("fetcher bug")
+}
+
+// TestImportPanicFails checks that a panic in an import's goroutine fails
+// that import with the generic internal message and leaves the engine
+// serving.
+func TestImportPanicFails(t *testing.T) {
+	e := newTestEngine(t)
+	e.Close()
+	e2, err := New(t.Context(), e.store.(hookedStore).Store, Options{Fetcher: panicFetcher{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e2.Close() })
+	ctx := t.Context()
+	imp, err := e2.CreateImport(ctx, ImportSpec{Kind: ImportURL, URL: "http://example.com/x.csv", DataSetName: "imported"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		got, err := e2.Import(ctx, imp.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status == StatusFailed {
+			if len(got.Messages) == 0 || got.Messages[len(got.Messages)-1].Text != "An unexpected error occurred" {
+				t.Errorf("failed import messages = %+v, want the internal error message", got.Messages)
+			}
+			break
+		}
+		if got.Status == StatusCompleted || time.Now().After(deadline) {
+			t.Fatalf("import = %+v, want failed", got)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, _, err := e2.ListDatasets(ctx, ListQuery{}); err != nil {
+		t.Errorf("engine after the panic: %v", err)
+	}
+	if _, exists, err := e2.loadDataset(ctx, "imported"); err != nil || exists {
+		t.Errorf("dataset after a panicked import: exists %v, err %v", exists, err)
+	}
+}

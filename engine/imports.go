@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -406,7 +407,7 @@ func (p *importPool) run(base context.Context, id string) {
 	}
 	ctx, cancel := context.WithTimeout(base, p.timeout)
 	defer cancel()
-	d, err := p.runImport(ctx, id, spec)
+	d, err := p.runImportSafely(ctx, id, spec)
 	if err == nil {
 		p.forget(id)
 		e.log.InfoContext(base, "import completed", "import_id", id, LogDataset, d.Name, LogRows, d.RowCount, LogElapsed, time.Since(start))
@@ -426,6 +427,23 @@ func (p *importPool) run(base context.Context, id string) {
 	if ferr := e.finishImport(base, id, StatusFailed, []Message{{"error", msg}}, nil); ferr != nil {
 		e.log.ErrorContext(base, "record import failure", "import_id", id, LogErr, ferr)
 	}
+}
+
+// runImportSafely is runImport with a panic turned into an error, as
+// runSafely does for sessions: a bug met by one import (a fetcher, a
+// decoder on this goroutine) fails that import instead of taking the
+// server down, and the write's transaction rolls back on the way
+// (duckstore's Tx). Batches DuckDB pulls on its own threads are beyond
+// this boundary; the readers there recover themselves (ingest's Parquet
+// reader turns arrow-go's decoder panics into parse errors).
+func (p *importPool) runImportSafely(ctx context.Context, id string, spec ImportSpec) (d Dataset, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			p.e.log.ErrorContext(ctx, "import panicked", "import_id", id, "panic", v, "stack", string(debug.Stack()))
+			err = fmt.Errorf("import panicked: %v", v)
+		}
+	}()
+	return p.runImport(ctx, id, spec)
 }
 
 // runImport fetches the remote file and writes it like PUT /data, marking
