@@ -48,7 +48,12 @@ func NewArrowStream(r io.Reader, opts Options) (*Reader, error) {
 	var cur arrow.RecordBatch // the incoming batch being cut
 	var off int64             // rows of cur emitted
 	var counted int64         // input bytes attributed to emitted rows
-	rd.next = func() (arrow.RecordBatch, error) {
+	rd.next = func() (rec arrow.RecordBatch, err error) {
+		// arrow-go's IPC decoding is guarded by the checks above; a panic
+		// they miss is a corrupt stream too, as in NewParquet.
+		defer decoderPanic(&rec, &err, func(p any) error {
+			return &ParseError{Msg: fmt.Sprintf("corrupt Arrow IPC stream: %v", p)}
+		})
 		for cur == nil || off == cur.NumRows() {
 			if cur != nil {
 				cur.Release()
@@ -369,11 +374,7 @@ func NewParquet(r io.Reader, opts Options) (*Reader, error) {
 		// The panic happens in this goroutine (the reads are not parallel)
 		// and leaves nothing shared behind but the row group reader, which
 		// stop releases: the body is corrupt, a *ParseError like the rest.
-		defer func() {
-			if p := recover(); p != nil {
-				rec, err = nil, corrupt(fmt.Errorf("%v", p))
-			}
-		}()
+		defer decoderPanic(&rec, &err, func(p any) error { return corrupt(fmt.Errorf("%v", p)) })
 		for {
 			if rr == nil {
 				if group == pf.NumRowGroups() {
@@ -623,4 +624,17 @@ func (fb flatBuf) vector(t, i, elem int) (fbVector, bool) {
 		return fbVector{}, false
 	}
 	return fbVector{at: v + 4, n: int(n)}, true
+}
+
+// decoderPanic, deferred by a columnar reader's next, turns a panic of
+// arrow-go's decoders into the error asPanic makes of it. Reader.Next is
+// called wherever the batches are consumed, DuckDB's Arrow scan among
+// them (through cgo, where no caller's recover reaches), so the reader is
+// the one place a decoder's panic can be caught. Only the readers of
+// formats whose decoding is arrow-go's defer it: a panic in our own CSV
+// and JSON code is a bug to report, not a bad body.
+func decoderPanic(rec *arrow.RecordBatch, err *error, asPanic func(p any) error) {
+	if p := recover(); p != nil {
+		*rec, *err = nil, asPanic(p)
+	}
 }
