@@ -53,4 +53,7 @@ func (s *Server) routes() {
 	s.route(http.MethodDelete, "/v1/vocabulary", s.deleteVocabularies)
 	s.route(http.MethodGet, "/v1/vocabulary/:id", s.getVocabulary)
 	s.route(http.MethodDelete, "/v1/vocabulary/:id", s.deleteVocabulary)
+
+	s.route(http.MethodGet, "/v1/messages", s.listMessages)
+	s.route(http.MethodGet, "/v1/metrics", s.metricDefinitions)
 }

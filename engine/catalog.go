@@ -487,10 +487,11 @@ func (e *Engine) addStatus(ctx context.Context, table, idColumn, id string, at t
 	return nil
 }
 
-// addMessage appends a message to a job's messages table.
+// addMessage appends a message to a job's messages table, stamped with the
+// time it was written (GET /messages shows it).
 func (e *Engine) addMessage(ctx context.Context, table, idColumn, id string, m Message) error {
-	_, err := e.store.Exec(ctx, `INSERT INTO catalog.`+table+`
-		SELECT ?, coalesce(max(seq), 0) + 1, ?, ? FROM catalog.`+table+` WHERE `+idColumn+` = ?`, id, m.Severity, m.Text, id)
+	_, err := e.store.Exec(ctx, `INSERT INTO catalog.`+table+` (`+idColumn+`, seq, severity, message, created)
+		SELECT ?, coalesce(max(seq), 0) + 1, ?, ?, ? FROM catalog.`+table+` WHERE `+idColumn+` = ?`, id, m.Severity, m.Text, e.now(), id)
 	if err != nil {
 		return fmt.Errorf("record message in %s: %w", table, err)
 	}
