@@ -35,6 +35,9 @@ type recorder struct {
 	bytes    int64
 	err      error
 	onHeader func(h http.Header)
+	// route is the pattern of the route that served the request ("" when
+	// none did: an unknown path, a refused key, a preflight).
+	route string
 }
 
 func recorderOf(w http.ResponseWriter) *recorder {
@@ -103,6 +106,9 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 				attrs = append(attrs, engine.LogErr, rec.err.Error())
 			}
 			s.log.InfoContext(r.Context(), "request", attrs...)
+			if s.opts.Observer != nil {
+				s.opts.Observer.ObserveRequest(r.Method, rec.route, rec.status, time.Since(start))
+			}
 		}()
 		s.cors(rec, r)
 		if r.Method == http.MethodOptions {

@@ -51,6 +51,16 @@ type Options struct {
 	// /data/{name}; see pageCache); an answer above 1/64 of it is not
 	// kept. Zero turns the cache off (cmd/vatic's default is 64 MiB).
 	PageCacheBytes int64
+	// Observer, when set, learns every request's outcome once it is
+	// answered (cmd/vatic's Prometheus metrics).
+	Observer RequestObserver
+}
+
+// RequestObserver receives each request's method, the pattern of the
+// route that served it ("" when none did), its status (0 when nothing was
+// written) and how long it took.
+type RequestObserver interface {
+	ObserveRequest(method, route string, status int, elapsed time.Duration)
 }
 
 // heavyRetryAfter is the Retry-After, in seconds, of a heavy request that
@@ -152,7 +162,13 @@ func (s *Server) handle(h handlerFunc) httprouter.Handle {
 // normalisation.
 func (s *Server) route(method, pattern string, h handlerFunc) {
 	s.patterns[method] = append(s.patterns[method], splitPath(pattern))
-	s.router.Handle(method, pattern, s.handle(h))
+	handle := s.handle(h)
+	s.router.Handle(method, pattern, func(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+		if rec, ok := r.Context().Value(requestIDKey).(*recorder); ok {
+			rec.route = pattern
+		}
+		handle(w, r, p)
+	})
 }
 
 func splitPath(p string) []string {

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -173,6 +174,9 @@ type Engine struct {
 	// without text features (classify.Lineup; tests substitute a shorter
 	// one).
 	classifiers func(text bool) []classify.Algorithm
+	// rowsIngested counts the rows uploads and imports committed since
+	// New (Gauges).
+	rowsIngested atomic.Int64
 }
 
 // New opens an engine on store, applying catalog migrations first.

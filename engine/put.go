@@ -163,6 +163,7 @@ func (e *Engine) putDataset(ctx context.Context, req PutRequest, also func(ctx c
 		}
 		return d, false, classifyIngest(err)
 	}
+	e.rowsIngested.Add(rd.Rows())
 	e.log.InfoContext(ctx, "dataset written", LogDataset, p.d.Name, LogRows, rd.Rows(), LogBytes, rd.Bytes(), LogElapsed, time.Since(start))
 	return p.d, !exists, nil
 }

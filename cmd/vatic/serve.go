@@ -86,13 +86,15 @@ type serveConfig struct {
 	ShutdownGrace time.Duration
 	Conn          connConfig
 	DebugAddr     string
+	MetricsAddr   string
 	PublicURL     string
 	Compat        api.Compat
 	Sessions      sessionConfig
 	Import        importConfig
 	MaxRestarts   int
-	// ready, when set, receives the listening address (tests use :0).
-	ready func(addr string)
+	// ready, when set, receives the listening address (tests use :0);
+	// metricsReady the metrics listener's.
+	ready, metricsReady func(addr string)
 }
 
 func parseServe(args []string, getenv func(string) (string, bool), stderr io.Writer) (serveConfig, error) {
@@ -128,7 +130,8 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	fs.IntVar(&c.MaxRestarts, "max-restarts", 3, "an import or session cut off by this many server stops (crash, kill, shutdown) fails instead of running again")
 	fs.StringVar(&c.PublicURL, "public-url", "", "API base address for links in webhook calls, e.g. https://vatic.example.com/v1 (default: http://<listening address>/v1)")
 	fs.TextVar(&c.Compat, "compat", api.CompatSpec, "spelling `mode`: spec, or original to emit the original service's spellings where the specification renamed a value (import type s3/azure, callbackUrl omitted when none, 404 itemType model, import columns echoing the request)")
-	fs.StringVar(&c.DebugAddr, "debug-addr", "", "if set, serve Go's /debug/pprof profiles on this separate address (keep it private)")
+	fs.StringVar(&c.DebugAddr, "debug-addr", "", "if set, serve Go's /debug/pprof profiles and the Prometheus /metrics on this separate address (keep it private)")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "if set, serve the Prometheus /metrics (requests, jobs, rows, database size, Go runtime) on this separate address, without a key")
 	fs.DurationVar(&c.Conn.IdleTimeout, "idle-timeout", 2*time.Minute, "close a keep-alive connection that sends no request for this long")
 	fs.DurationVar(&c.Conn.ReadHeaderTimeout, "read-header-timeout", 10*time.Second, "close a connection whose request headers take longer than this to arrive")
 	fs.DurationVar(&c.Conn.BodyIdleTimeout, "body-idle-timeout", 60*time.Second, "abort a request whose body sends nothing for this long: it answers 408 and changes nothing")
@@ -238,8 +241,9 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 	// One api.Options value serves the HTTP API and renders callback
 	// bodies, so both spell a session the same way (Compat); the webhook
 	// sender only delivers the bytes.
+	reg, requests := newMetricsRegistry()
 	apiOpts := api.Options{Logger: log, Keys: keys, MaxBodyBytes: c.MaxBodyBytes, MaxRequestBytes: c.MaxRequest, Compat: c.Compat, BodyIdleTimeout: c.Conn.BodyIdleTimeout,
-		MaxHeavy: c.MaxHeavy, HeavyWait: c.HeavyWait, PageCacheBytes: c.PageCache}
+		MaxHeavy: c.MaxHeavy, HeavyWait: c.HeavyWait, PageCacheBytes: c.PageCache, Observer: requests}
 	hooks := webhook.New(sources.Transport(), webhook.Options{Logger: log})
 	defer hooks.Close()
 	callbacks := api.NewCallbacks(apiOpts, func() string { return *base.Load() }, hooks)
@@ -253,6 +257,7 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 		return fmt.Errorf("open engine: %w", err)
 	}
 	defer eng.Close()
+	reg.MustRegister(newEngineCollector(eng, dbPath, log))
 	srv := &http.Server{
 		Handler:           api.New(eng, apiOpts),
 		ReadHeaderTimeout: c.Conn.ReadHeaderTimeout,
@@ -282,15 +287,27 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 	if c.ready != nil {
 		c.ready(ln.Addr().String())
 	}
+	metrics := metricsHandler(reg, log)
 	if c.DebugAddr != "" {
-		dbg := &http.Server{Addr: c.DebugAddr, Handler: debugMux(), ReadHeaderTimeout: 10 * time.Second}
-		go func() {
-			if err := dbg.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				log.Warn("debug server", engine.LogErr, err)
-			}
-		}()
-		defer dbg.Close()
-		log.Info("profiling enabled", "addr", c.DebugAddr)
+		addr, closeDebug, err := sideServer(c.DebugAddr, debugMux(metrics), "debug server", log)
+		if err != nil {
+			return fmt.Errorf("-debug-addr: %w", err)
+		}
+		defer closeDebug()
+		log.Info("profiling and metrics enabled", "addr", addr, "paths", "/debug/pprof/, /metrics")
+	}
+	if c.MetricsAddr != "" {
+		m := http.NewServeMux()
+		m.Handle("/metrics", metrics)
+		addr, closeMetrics, err := sideServer(c.MetricsAddr, m, "metrics server", log)
+		if err != nil {
+			return fmt.Errorf("-metrics-addr: %w", err)
+		}
+		defer closeMetrics()
+		log.Info("metrics enabled", "addr", addr, "path", "/metrics")
+		if c.metricsReady != nil {
+			c.metricsReady(addr)
+		}
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -348,9 +365,27 @@ func loadKeys(c serveConfig, log *slog.Logger) (map[string]api.Plan, error) {
 	return keys, nil
 }
 
-// debugMux serves the runtime profiles of net/http/pprof.
-func debugMux() *http.ServeMux {
+// sideServer listens on addr (an address in use fails the start, as the
+// API's does), serves h there in the background (the debug and metrics
+// listeners) and returns the address and the function that closes it.
+func sideServer(addr string, h http.Handler, what string, log *slog.Logger) (string, func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", nil, err
+	}
+	s := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := s.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Warn(what, engine.LogErr, err)
+		}
+	}()
+	return ln.Addr().String(), func() { s.Close() }, nil
+}
+
+// debugMux serves the runtime profiles of net/http/pprof and the metrics.
+func debugMux(metrics http.Handler) *http.ServeMux {
 	m := http.NewServeMux()
+	m.Handle("/metrics", metrics)
 	m.HandleFunc("/debug/pprof/", pprof.Index)
 	m.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	m.HandleFunc("/debug/pprof/profile", pprof.Profile)
