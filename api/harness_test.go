@@ -185,6 +185,7 @@ func (s *testServer) do(t testing.TB, method, path string, body any, headers ...
 	if err != nil {
 		t.Fatalf("%s %s: read body: %v", method, path, err)
 	}
+	checkContract(t, req, res.StatusCode, res.Header, b)
 	return response{status: res.StatusCode, header: res.Header, body: b}
 }
 

@@ -116,7 +116,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			return
 		}
 		s.normalize(r)
-		if r.URL.Path != "/healthz" {
+		if r.URL.Path != "/healthz" && r.URL.Path != openAPIPath {
 			if _, ok := s.authenticate(r); !ok {
 				s.writeError(rec, r, &engine.Error{Kind: engine.Unauthorized,
 					Msg: "Access denied due to missing or invalid subscription key. Make sure to provide a valid key for an active subscription."})

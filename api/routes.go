@@ -5,6 +5,7 @@ import "net/http"
 // routes lists every route of the API, one line each (REFERENCE §0.2).
 func (s *Server) routes() {
 	s.route(http.MethodGet, "/healthz", s.healthz)
+	s.route(http.MethodGet, openAPIPath, s.openAPI)
 
 	s.route(http.MethodGet, "/v1/data", s.listDatasets)
 	s.route(http.MethodPut, "/v1/data/:name", s.putDataset)
