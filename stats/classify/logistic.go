@@ -205,11 +205,12 @@ func fitLogisticCV(key string, d Data, opt Options) (Model, error) {
 			break
 		}
 	}
-	return fitLogisticAt(key, full, cs[lowestCVLoss(loss, wsum)])
+	return fitLogisticAt(key, full, cs[lowestCVLoss(loss, wsum)], opt.Scoring)
 }
 
-// fitLogisticAt fits at a fixed C on all of d, from zero.
-func fitLogisticAt(key string, d Data, c float64) (*LogisticModel, error) {
+// fitLogisticAt fits at a fixed C on all of d, from zero: to the final
+// fit's tolerance, or the search's when scoring (Options.Scoring).
+func fitLogisticAt(key string, d Data, c float64, scoring bool) (*LogisticModel, error) {
 	if err := checkData(d, 1); err != nil {
 		return nil, err
 	}
@@ -218,7 +219,11 @@ func fitLogisticAt(key string, d Data, c float64) (*LogisticModel, error) {
 	}
 	st := scale.New(d.X)
 	l := newLogisticLoss(d.X, st, d.Y, d.K, weightsOf(d))
-	theta := logisticSolve(key, l, c, nil, logisticGradTol, logisticMaxIter)
+	tol, iter := logisticGradTol, logisticMaxIter
+	if scoring {
+		tol, iter = logisticCVTol, logisticCVMaxIter
+	}
+	theta := logisticSolve(key, l, c, nil, tol, iter)
 	return newLogisticModel(key, c, d.K, st, theta), nil
 }
 
@@ -751,12 +756,13 @@ func (m *LogisticModel) Proba(x mat.Matrix, dst *mat.Dense) {
 	})
 }
 
-// Refit fits the same C on new rows.
-func (m *LogisticModel) Refit(d Data, _ Options) (Model, error) {
+// Refit fits the same C on new rows (to the search's tolerance with
+// opt.Scoring).
+func (m *LogisticModel) Refit(d Data, opt Options) (Model, error) {
 	if d.K != m.k {
 		return nil, fmt.Errorf("classify: %s: refit with %d classes, model has %d", m.key, d.K, m.k)
 	}
-	return fitLogisticAt(m.key, d, m.c)
+	return fitLogisticAt(m.key, d, m.c, opt.Scoring)
 }
 
 // MarshalBinary encodes the model for Unmarshal.
