@@ -42,3 +42,9 @@ func ForceLogisticPath(path string) (restore func()) {
 func LogisticLoss(d Data) func(theta, grad []float64) float64 {
 	return newLogisticLoss(d.X, scale.New(d.X), d.Y, d.K, weightsOf(d)).eval
 }
+
+// LogisticBinaryLoss is LogisticLoss's binary form on dense rows (K = 2):
+// θ holds class 1's block (b, δ) alone, class 0's being zero.
+func LogisticBinaryLoss(d Data) func(theta, grad []float64) float64 {
+	return newLogisticLoss(d.X, scale.New(d.X), d.Y, d.K, weightsOf(d)).evalBinary
+}

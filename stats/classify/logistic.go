@@ -371,6 +371,45 @@ func (l *logisticLoss) eval(theta, grad []float64) float64 {
 	return f
 }
 
+// evalBinary is eval for K = 2 on the dense path with class 0's block
+// at zero, θ = (b, δ) of class 1 alone (logisticOWLQN's binary problem):
+// with η_i = b + z_i·δ the row loss is w_i·(softplus(η_i) − [y_i = 1]·η_i)
+// and its residual w_i·(σ(η_i) − [y_i = 1]). One dot product, one
+// exponential and one logarithm a row, where eval spends two, two and
+// one on the block it knows is zero.
+func (l *logisticLoss) evalBinary(theta, grad []float64) float64 {
+	if grad != nil {
+		clear(grad)
+	}
+	var f float64
+	for i, yi := range l.y {
+		var zi []float64
+		eta := theta[0]
+		if l.p > 0 {
+			zi = l.z.RawRowView(i)
+			eta += floats.Dot(theta[1:], zi)
+		}
+		// softplus(η) = max(η, 0) + log1p(e), σ(η) from the same
+		// e = exp(−|η|), both without overflow.
+		e := math.Exp(-math.Abs(eta))
+		sig := 1 / (1 + e)
+		if eta < 0 {
+			sig = e / (1 + e)
+		}
+		yv := float64(yi)
+		f += l.w[i] * (max(eta, 0) + math.Log1p(e) - yv*eta)
+		if grad == nil {
+			continue
+		}
+		r := l.w[i] * (sig - yv)
+		grad[0] += r
+		if l.p > 0 {
+			floats.AddScaled(grad[1:], r, zi)
+		}
+	}
+	return f
+}
+
 // evalSparse is eval on sparseRows, grad cleared.
 func (l *logisticLoss) evalSparse(theta, grad []float64) float64 {
 	q := l.p + 1
@@ -519,6 +558,9 @@ func logisticOWLQN(l *logisticLoss, lambda float64, theta []float64, tol float64
 	full := make([]float64, 2*q)
 	fullGrad := make([]float64, 2*q)
 	smooth := func(v, grad []float64) float64 {
+		if l.z != nil {
+			return l.evalBinary(v, grad)
+		}
 		copy(full[q:], v) // full[:q] stays zero
 		if grad == nil {
 			return l.eval(full, nil)
