@@ -356,7 +356,12 @@ func classificationContest(ctx context.Context, algos []classify.Algorithm, trai
 			return classificationFit{model: m, proba: p, pred: classify.Predict(p)}, nil
 		}}
 	}
-	opt := contest.Options{Workers: 1, Metric: stats.MacroAverageF1Score, HigherIsBetter: true,
+	// The contestants fit side by side, each with up to workers
+	// goroutines of its own: most fits are serial on small data (gbm's
+	// histograms below parallelCells, the logistic searches' last folds),
+	// so one at a time would leave cores idle, and the scheduler shares
+	// them when both are parallel.
+	opt := contest.Options{Workers: workers, Metric: stats.MacroAverageF1Score, HigherIsBetter: true,
 		Progress: func(done, total int) { progress(share * done / total) }}
 	results, err := contest.Run(ctx, cands, func(f classificationFit) (map[string]float64, error) {
 		if err := checkClassScores(f.proba); err != nil {

@@ -226,7 +226,7 @@ func rankClassificationCV(ctx context.Context, fits []classify.Model, x *mat.Den
 			if balance {
 				d.W = balanceWeights(d.Y, k)
 			}
-			m, err := f.Refit(d, classify.Options{Seed: seed, Workers: 1})
+			m, err := f.Refit(d, classify.Options{Seed: seed, Workers: 1, Scoring: true})
 			if err != nil {
 				return 0, err
 			}

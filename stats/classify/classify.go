@@ -32,6 +32,12 @@ type Options struct {
 	Seed uint64
 	// Workers bounds the goroutines one fit may run (≥ 1).
 	Workers int
+	// Scoring marks a fit that is only scored on held-out rows and then
+	// dropped (the engine's cross-validation folds): an iterative solver
+	// may stop at its hyper-parameter search's looser tolerance, which
+	// ranks fits as well at a fraction of the cost (the logistic
+	// regressions' OWL-QN and L-BFGS). A saved model is never fitted so.
+	Scoring bool
 }
 
 // Data is a training set: x has len(Y) rows; Y holds class indices in

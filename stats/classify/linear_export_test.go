@@ -8,7 +8,7 @@ import "github.com/vaticml/vatic/stats/internal/scale"
 // FitLogisticAt fits logistic regression (key logistic_regression_l2 or
 // _l1) at inverse penalty c without cross-validation.
 func FitLogisticAt(key string, d Data, c float64) (*LogisticModel, error) {
-	return fitLogisticAt(key, d, c)
+	return fitLogisticAt(key, d, c, false)
 }
 
 // FitKNNAt builds a k-NN model with fixed k and weighting.
@@ -41,4 +41,10 @@ func ForceLogisticPath(path string) (restore func()) {
 // its gradient into grad when grad is not nil.
 func LogisticLoss(d Data) func(theta, grad []float64) float64 {
 	return newLogisticLoss(d.X, scale.New(d.X), d.Y, d.K, weightsOf(d)).eval
+}
+
+// LogisticBinaryLoss is LogisticLoss's binary form on dense rows (K = 2):
+// θ holds class 1's block (b, δ) alone, class 0's being zero.
+func LogisticBinaryLoss(d Data) func(theta, grad []float64) float64 {
+	return newLogisticLoss(d.X, scale.New(d.X), d.Y, d.K, weightsOf(d)).evalBinary
 }

@@ -150,3 +150,36 @@ func TestLogisticLargeSubsample(t *testing.T) {
 		}
 	}
 }
+
+// TestLogisticBinaryLoss evaluates the binary form of the loss (class 1's
+// block alone, which L1's OWL-QN minimises for K = 2) against the K-way
+// loss with class 0's block at zero on balanced breast cancer, at random
+// coefficients and at large ones (|η| up to hundreds, where softplus and
+// the sigmoid must not overflow): the same function, so equal to
+// rounding, and the gradient equal to class 1's block of the K-way one.
+func TestLogisticBinaryLoss(t *testing.T) {
+	d := linBalance(loadCSV(t, "breast_cancer"))
+	_, p := d.X.Dims()
+	q := p + 1
+	rng := rand.New(rand.NewPCG(4, 5))
+	for _, size := range []float64{0.1, 1, 30} {
+		delta := make([]float64, q)
+		for i := range delta {
+			delta[i] = size * rng.NormFloat64()
+		}
+		full := append(make([]float64, q), delta...)
+		gFull := make([]float64, 2*q)
+		want := classify.LogisticLoss(d)(full, gFull)
+		g := make([]float64, q)
+		got := classify.LogisticBinaryLoss(d)(delta, g)
+		if !linRelClose(got, want, 1e-12) {
+			t.Errorf("scale %g: binary loss %v, K-way %v", size, got, want)
+		}
+		if r := maxRelDiff(g, gFull[q:]); r > 1e-12 {
+			t.Errorf("scale %g: gradients differ by %.3g of the largest entry", size, r)
+		}
+		if v := classify.LogisticBinaryLoss(d)(delta, nil); v != got {
+			t.Errorf("scale %g: loss without gradient %v, with %v", size, v, got)
+		}
+	}
+}

@@ -132,9 +132,14 @@ type cartBuilder struct {
 	w, wy  []float64 // weight (bootstrap count × sample weight) and weight·y per row
 	sorted []int32   // in-bag rows by increasing x, per column (m each)
 	tmp    []int32
-	left   []bool // per row: goes to the left child of the current split
-	feats  []int
-	stack  []cartTask
+	// in and left are per row, 1 or 0: in the tree's bootstrap sample,
+	// and going to the left child of the current split. Integers rather
+	// than booleans, so the two compactions below add them instead of
+	// branching on them: which way a row goes is a coin toss the branch
+	// predictor cannot learn.
+	in, left []int32
+	feats    []int
+	stack    []cartTask
 	// Class scratch (k > 0): the node's weighted class counts and the
 	// left and right counts of a scan.
 	cnt, cl, cr []float64
@@ -146,13 +151,16 @@ func newCARTBuilder(data *CARTData, p CARTParams) *cartBuilder {
 		inBag = min(inBag, p.Draws)
 	}
 	return &cartBuilder{
-		data:   data,
-		p:      p,
-		w:      make([]float64, data.n),
-		wy:     make([]float64, data.n),
-		sorted: make([]int32, inBag*data.d),
+		data: data,
+		p:    p,
+		w:    make([]float64, data.n),
+		wy:   make([]float64, data.n),
+		// One slot more than the lists need: the in-bag compaction
+		// writes every row before deciding to keep it.
+		sorted: make([]int32, inBag*data.d+1),
 		tmp:    make([]int32, data.n),
-		left:   make([]bool, data.n),
+		in:     make([]int32, data.n),
+		left:   make([]int32, data.n),
 		feats:  make([]int, data.d),
 		cnt:    make([]float64, data.k),
 		cl:     make([]float64, data.k),
@@ -185,19 +193,24 @@ func (b *cartBuilder) grow(rng *rand.Rand, gain []float64) ([]Node, []float64) {
 		b.wy[i] = w * cd.y[i]
 	}
 	m := 0 // distinct in-bag rows
-	for _, w := range b.w {
+	for i, w := range b.w {
+		b.in[i] = 0
 		if w > 0 {
+			b.in[i] = 1
 			m++
 		}
 	}
 	// Every column's sorted list keeps the in-bag rows only: O(n·d), no
-	// sort. Column j's list is sorted[j*m : (j+1)*m].
+	// sort. Column j's list is sorted[j*m : (j+1)*m]. Each row is written
+	// at the next free slot, which moves on only when the row is in the
+	// bag; the slot after a column's list is the next column's first (or
+	// the spare last one), overwritten next.
 	for j := range d {
-		dst := b.sorted[j*m : j*m]
+		dst := b.sorted[j*m:]
+		q := int32(0)
 		for _, r := range cd.order[j*n : (j+1)*n] {
-			if b.w[r] > 0 {
-				dst = append(dst, r)
-			}
+			dst[q] = r
+			q += b.in[r]
 		}
 	}
 	sorted := b.sorted[:m*d]
@@ -255,23 +268,26 @@ func (b *cartBuilder) grow(rng *rand.Rand, gain []float64) ([]Node, []float64) {
 		// Mark the rows going left, then partition every other column's
 		// segment stably, so both children stay sorted.
 		fs := sorted[f*m+s : f*m+e]
-		for q, r := range fs {
-			b.left[r] = q < pos
+		for _, r := range fs[:pos] {
+			b.left[r] = 1
+		}
+		for _, r := range fs[pos:] {
+			b.left[r] = 0
 		}
 		for j := range d {
 			if j == f {
 				continue
 			}
+			// Every row is written to both sides and the side it belongs
+			// to keeps it (js[li] is at or behind the row being read).
 			js := sorted[j*m+s : j*m+e]
-			li, ri := 0, 0
+			li, ri := int32(0), int32(0)
 			for _, r := range js {
-				if b.left[r] {
-					js[li] = r
-					li++
-				} else {
-					b.tmp[ri] = r
-					ri++
-				}
+				js[li] = r
+				b.tmp[ri] = r
+				l := b.left[r]
+				li += l
+				ri += 1 - l
 			}
 			copy(js[li:], b.tmp[:ri])
 		}
