@@ -24,9 +24,11 @@ const (
 	// subsets of about 300 rows with 500 starts in all, 10 best per
 	// subset, merged on at most 1500 rows. mcdMaxSubsets caps the subsets
 	// at 5, as Rousseeuw and Van Driessen's FastMCD (scikit-learn has no
-	// cap, so its merge step iterates n/30 candidates), and from 1500 rows
-	// the final C-steps on every row are screened (see fastMCD): the
-	// search is scikit-learn's below 1500 rows.
+	// cap, so its merge step iterates n/30 candidates): above that the 5
+	// subsets of scikit-learn's size are drawn from a random sample of
+	// the rows, as FastMCD's 5 × 300 of 1500. From 1500 rows the final
+	// C-steps on every row are screened (see fastMCD): the search is
+	// scikit-learn's below 1500 rows.
 	mcdTrials     = 30
 	mcdBest       = 10
 	mcdIter       = 30
@@ -460,8 +462,15 @@ func (f *mcdFitter) fastMCD(h int) (cstep, error) {
 		best := f.selectBest(h, 2, mcdTrials, nil, mcdBest)
 		return f.selectBest(h, mcdIter, 0, best, 1)[0], nil
 	}
-	subsets := min(n/mcdSubsetRows, mcdMaxSubsets)
+	// scikit-learn's subset size: n split into ⌊n/300⌋ subsets, 300 to
+	// 599 rows each. Only the first mcdMaxSubsets of them are searched,
+	// so a start costs the same on any n; had the capped subsets shared
+	// out all n rows instead, each start would iterate on n/5 of them
+	// (BenchmarkFit, 100 000 rows: 8.3–8.7 s per fit against 2.8–3.5 s
+	// with these subsets, same run, loaded machine).
+	subsets := n / mcdSubsetRows
 	per := n / subsets
+	subsets = min(subsets, mcdMaxSubsets)
 	shuffle := f.rng.Perm(n)
 	hSub := int(math.Ceil(float64(per) * float64(h) / float64(n)))
 	trials := max(10, mcdSubsetTot/subsets)
