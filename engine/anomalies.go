@@ -7,10 +7,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
-	"sync/atomic"
-
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/vaticml/vatic/columnar"
 	"github.com/vaticml/vatic/engine/sqlgen"
@@ -127,11 +123,11 @@ func (e *Engine) runAnomalies(ctx context.Context, s Session, progress func(int)
 	cands := make([]contest.Candidate[anomalyFit], len(algos))
 	for i, a := range algos {
 		cands[i] = contest.Func[anomalyFit]{K: a.Key(), F: func() (anomalyFit, error) {
-			m, err := a.Fit(x, opt)
+			m, sc, err := anomaly.FitScores(a, x, opt)
 			if err != nil {
 				return anomalyFit{}, err
 			}
-			return anomalyFit{model: m, scores: scoreRows(m, x, workers)}, nil
+			return anomalyFit{model: m, scores: sc}, nil
 		}}
 	}
 	copt := contest.Options{Workers: 1, Metric: "percentAnomalies",
@@ -203,33 +199,6 @@ func (e *Engine) runAnomalies(ctx context.Context, s Session, progress func(int)
 			return e.writeAnomalies(ctx, s.ID, contestants, results, d2)
 		},
 	})
-}
-
-// scoreChunk is the number of rows one goroutine of scoreRows scores at
-// a time.
-const scoreChunk = 1 << 14
-
-// scoreRows returns m's score of every row of x, computed by up to
-// workers goroutines on chunks of scoreChunk rows. A model's Score runs
-// on one goroutine and scores a row on its own, so the scores are those
-// of m.Score(x) whatever the workers; an Isolation Forest's scoring of
-// 200 000 rows would otherwise leave one core idle for about a second.
-func scoreRows(m anomaly.Model, x *mat.Dense, workers int) []float64 {
-	n, d := x.Dims()
-	sc := make([]float64, n)
-	chunks := (n + scoreChunk - 1) / scoreChunk
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(max(workers, 1), chunks) {
-		wg.Go(func() {
-			for c := int(next.Add(1) - 1); c < chunks; c = int(next.Add(1) - 1) {
-				lo, hi := c*scoreChunk, min((c+1)*scoreChunk, n)
-				m.Score(x.Slice(lo, hi, 0, d), sc[lo:hi])
-			}
-		})
-	}
-	wg.Wait()
-	return sc
 }
 
 // isDataError says whether a detector failed on the data rather than by

@@ -94,6 +94,8 @@ type mcdEstimate struct {
 	dist      []float64 // reweighted D² of the training rows
 	projected bool
 	model     *mcdModel
+	cols      [][]float64 // the input's columns
+	n         int
 }
 
 func fitMCD(x *mat.Dense, opt Options) (*mcdEstimate, error) {
@@ -178,7 +180,7 @@ func fitMCD(x *mat.Dense, opt Options) (*mcdEstimate, error) {
 	if len(keep) < 2 {
 		return nil, ErrSupport
 	}
-	e := &mcdEstimate{rawLoc: raw.loc, rawCov: raw.cov, projected: proj != nil}
+	e := &mcdEstimate{rawLoc: raw.loc, rawCov: raw.cov, projected: proj != nil, cols: cols, n: n}
 	e.loc, e.cov = f.estimate(keep)
 	met, err := NewMetric(e.loc, e.cov, len(keep))
 	if err != nil {
