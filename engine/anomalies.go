@@ -123,12 +123,10 @@ func (e *Engine) runAnomalies(ctx context.Context, s Session, progress func(int)
 	cands := make([]contest.Candidate[anomalyFit], len(algos))
 	for i, a := range algos {
 		cands[i] = contest.Func[anomalyFit]{K: a.Key(), F: func() (anomalyFit, error) {
-			m, err := a.Fit(x, opt)
+			m, sc, err := anomaly.FitScores(a, x, opt)
 			if err != nil {
 				return anomalyFit{}, err
 			}
-			sc := make([]float64, n)
-			m.Score(x, sc)
 			return anomalyFit{model: m, scores: sc}, nil
 		}}
 	}
@@ -177,7 +175,8 @@ func (e *Engine) runAnomalies(ctx context.Context, s Session, progress func(int)
 	numeric := pipe.withoutText()
 	var d2 []float64
 	if names, _ := numeric.Features(); len(names) > 0 {
-		if d2, err = e.sessionDistances(ctx, s.ID, numeric, n, workers); err != nil {
+		// The detectors are done with x: its memory holds the columns.
+		if d2, err = e.sessionDistances(ctx, s.ID, numeric, n, workers, x.RawMatrix().Data); err != nil {
 			return err
 		}
 	} else {

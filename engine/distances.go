@@ -31,9 +31,10 @@ import (
 
 // sessionDistances computes the D² of each of the n rows of session id's
 // snapshot over the encoded features of p: all rows' mean and sample
-// covariance, the pseudo-inverse when it is singular.
-func (e *Engine) sessionDistances(ctx context.Context, id string, p pipeline, n, workers int) ([]float64, error) {
-	cols, err := e.encodedColumns(ctx, id, p, n, workers)
+// covariance, the pseudo-inverse when it is singular. buf is scratch
+// memory for the encoded columns (see encodedColumns).
+func (e *Engine) sessionDistances(ctx context.Context, id string, p pipeline, n, workers int, buf []float64) ([]float64, error) {
+	cols, err := e.encodedColumns(ctx, id, p, n, workers, buf)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +62,17 @@ const distanceChunk = 1 << 16
 // columns p.encode gives for every row, value for value. The rows are read
 // in ranges of distanceChunk row numbers by up to workers concurrent
 // queries, each writing its own rows of the columns.
-func (e *Engine) encodedColumns(ctx context.Context, id string, p pipeline, n, workers int) ([][]float64, error) {
+//
+// When buf holds at least n values per encoded column, the columns are
+// consecutive slices of it rather than new memory: the caller passes
+// memory it no longer needs and has already touched (an anomalies
+// session, the encoded matrix its detectors are done with). Memory new to
+// the process is paid for in page faults as it is first written: on this
+// project's VM at load 11 to 13, writing 160 MB (1 M rows × 20 columns)
+// took 2.2 to 2.9 s into new pages and 7 to 74 ms into the same pages
+// again, and BenchmarkDistancesEndToEnd's read took a median 3.2 s with
+// the buffer against 6.1 s without (load 9 to 15).
+func (e *Engine) encodedColumns(ctx context.Context, id string, p pipeline, n, workers int, buf []float64) ([][]float64, error) {
 	names := make([]string, len(p.Columns))
 	for i, pc := range p.Columns {
 		names[i] = pc.Name
@@ -72,8 +83,13 @@ func (e *Engine) encodedColumns(ctx context.Context, id string, p pipeline, n, w
 	}
 	features, _ := p.Features()
 	cols := make([][]float64, len(features))
+	reuse := len(buf) >= n*len(cols)
 	for j := range cols {
-		cols[j] = make([]float64, n)
+		if reuse {
+			cols[j] = buf[j*n : (j+1)*n : (j+1)*n]
+		} else {
+			cols[j] = make([]float64, n)
+		}
 	}
 	chunks := (n + distanceChunk - 1) / distanceChunk
 	errs := make([]error, chunks)

@@ -39,8 +39,10 @@ func benchSnapshot(b *testing.B, e *Engine, id string, n, d int) pipeline {
 
 // BenchmarkDistancesEndToEnd times issue 15's end-to-end path on 1 M
 // rows × 20 numeric columns: from the session's snapshot table in a
-// DuckDB file to the stored distances table, with 2 workers. read=arrow is
-// the session's path (encodedColumns); read=matrix, the anchor, reads as
+// DuckDB file to the stored distances table, with 2 workers. read=arrow-buf
+// is the session's path (encodedColumns into memory already written, as
+// the session's encoded matrix), read=arrow the same into new memory, paying
+// its page faults; read=matrix, the anchor, reads as
 // the sessions did before it (the frame, p.encode's row-major matrix,
 // then a copy per column). Besides rows/s and rows/cpu-s (the process's
 // CPU time, DuckDB's threads included, which a loaded machine distorts
@@ -79,12 +81,21 @@ func BenchmarkDistancesEndToEnd(b *testing.B) {
 		return cols, nil
 	}
 	arrow := func(ctx context.Context) ([][]float64, error) {
-		return e.encodedColumns(ctx, "bench", pipe, n, workers)
+		return e.encodedColumns(ctx, "bench", pipe, n, workers, nil)
+	}
+	// A session passes the memory of its encoded matrix, written before
+	// (encodedColumns): buf stands for it.
+	buf := make([]float64, n*d)
+	for i := range buf {
+		buf[i] = 1
+	}
+	arrowBuf := func(ctx context.Context) ([][]float64, error) {
+		return e.encodedColumns(ctx, "bench", pipe, n, workers, buf)
 	}
 	for _, r := range []struct {
 		name string
 		read func(context.Context) ([][]float64, error)
-	}{{"arrow", arrow}, {"matrix", matrix}} {
+	}{{"arrow", arrow}, {"arrow-buf", arrowBuf}, {"matrix", matrix}} {
 		b.Run("read="+r.name, func(b *testing.B) {
 			ctx := b.Context()
 			var read, cov, d2, write time.Duration

@@ -70,18 +70,31 @@ func TestDistancesColumnarMatchesMatrix(t *testing.T) {
 		want[j] = mat.Col(nil, j, x)
 	}
 
-	got, err := e.encodedColumns(ctx, "s", pipe, n, workers)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != d {
-		t.Fatalf("%d encoded columns, want %d", len(got), d)
+	// Into new memory, then into a scratch buffer one value longer than
+	// needed whose every value is garbage (NaN) beforehand: every value of
+	// every column, nulls included, must be written, and the columns are
+	// consecutive slices of the buffer.
+	dirty := make([]float64, n*d+1)
+	for i := range dirty {
+		dirty[i] = math.NaN()
 	}
 	names, _ := pipe.Features()
-	for j := range want {
-		for i := range n {
-			if math.Float64bits(got[j][i]) != math.Float64bits(want[j][i]) {
-				t.Fatalf("column %s row %d: %v, want %v", names[j], i, got[j][i], want[j][i])
+	for _, buf := range [][]float64{nil, dirty} {
+		got, err := e.encodedColumns(ctx, "s", pipe, n, workers, buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != d {
+			t.Fatalf("%d encoded columns, want %d", len(got), d)
+		}
+		for j := range want {
+			if buf != nil && &got[j][0] != &buf[j*n] {
+				t.Fatalf("column %s is not in the buffer", names[j])
+			}
+			for i := range n {
+				if math.Float64bits(got[j][i]) != math.Float64bits(want[j][i]) {
+					t.Fatalf("buffer %t: column %s row %d: %v, want %v", buf != nil, names[j], i, got[j][i], want[j][i])
+				}
 			}
 		}
 	}
@@ -94,7 +107,7 @@ func TestDistancesColumnarMatchesMatrix(t *testing.T) {
 	if err := anomaly.MahalanobisD2(want, mu, cov, wantD2, workers); err != nil {
 		t.Fatal(err)
 	}
-	d2, err := e.sessionDistances(ctx, "s", pipe, n, workers)
+	d2, err := e.sessionDistances(ctx, "s", pipe, n, workers, make([]float64, n*d-1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,10 +181,10 @@ func TestEncodedColumnsRowCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	pipe := pipeline{Columns: []prepColumn{{Name: "x", Type: columnar.Numeric}}}
-	if _, err := e.encodedColumns(t.Context(), "s", pipe, 12, 2); err == nil {
+	if _, err := e.encodedColumns(t.Context(), "s", pipe, 12, 2, nil); err == nil {
 		t.Fatal("12 rows read from a snapshot of 10")
 	}
-	cols, err := e.encodedColumns(t.Context(), "s", pipe, 10, 2)
+	cols, err := e.encodedColumns(t.Context(), "s", pipe, 10, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -153,6 +153,60 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
+// wrapped hides an Algorithm's type from FitScores, which then takes its
+// generic path (Fit, then Score).
+type wrapped struct{ anomaly.Algorithm }
+
+// TestFitScores: FitScores gives the model a.Fit gives and, bit for bit,
+// its Score of every training row, whatever the workers; on rows over
+// several chunks of both kernels, with full rank and with a column that
+// is the sum of two others (the robust fit's projected path).
+func TestFitScores(t *testing.T) {
+	const n = 17_000 // over one chunk of D2 (16 384 rows)
+	rng := rand.New(rand.NewPCG(4, 5))
+	full, singular := mat.NewDense(n, 3, nil), mat.NewDense(n, 3, nil)
+	for i := range n {
+		a, b, c := rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()
+		full.SetRow(i, []float64{a, b + 0.3*a, c})
+		singular.SetRow(i, []float64{a, b, a + b})
+	}
+	if e, err := anomaly.FitMCD(singular, anomaly.Options{Seed: 9}); err != nil || !e.Projected {
+		t.Fatalf("the singular rows' robust fit is not projected (error %v)", err)
+	}
+	for name, x := range map[string]*mat.Dense{"full": full, "singular": singular} {
+		algos := anomaly.Algorithms()
+		if name == "full" {
+			algos = append(algos, wrapped{anomaly.IsolationForest{}})
+		}
+		for _, a := range algos {
+			for _, w := range []int{1, 3} {
+				opt := anomaly.Options{Seed: 9, Workers: w}
+				m, got, err := anomaly.FitScores(a, x, opt)
+				if err != nil {
+					t.Fatalf("%s %s: %v", name, a.Key(), err)
+				}
+				want := make([]float64, n)
+				m.Score(x, want)
+				if !slices.Equal(got, want) {
+					t.Errorf("%s %s, %d workers: FitScores' scores differ from Score", name, a.Key(), w)
+				}
+				if w > 1 {
+					continue // Fit's model does not depend on workers (TestDeterministic)
+				}
+				ref, err := a.Fit(x, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mb, _ := m.MarshalBinary()
+				rb, _ := ref.MarshalBinary()
+				if !slices.Equal(mb, rb) {
+					t.Errorf("%s %s, %d workers: FitScores' model differs from Fit's", name, a.Key(), w)
+				}
+			}
+		}
+	}
+}
+
 // TestMarshal: a decoded model scores exactly as the original.
 func TestMarshal(t *testing.T) {
 	x, _ := loadCSV(t, "wine")

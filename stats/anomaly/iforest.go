@@ -63,9 +63,19 @@ func (IsolationForest) Name() string { return "Isolation Forest Outlier Detectio
 // It returns ErrTooFewRows below two rows, ErrIdentical when every row is
 // the same (or no tree could split: no column spans more than 1e-7) and
 // ErrNotFinite on NaN or infinite values.
-func (IsolationForest) Fit(x *mat.Dense, opt Options) (Model, error) {
-	if err := checkFit(x); err != nil {
+func (f IsolationForest) Fit(x *mat.Dense, opt Options) (Model, error) {
+	m, _, err := f.fit(x, opt)
+	if err != nil {
 		return nil, err
+	}
+	return m, nil
+}
+
+// fit is Fit, also returning the training rows' anomaly scores: the
+// offset is chosen on them, so they come with the fit.
+func (IsolationForest) fit(x *mat.Dense, opt Options) (*forestModel, []float64, error) {
+	if err := checkFit(x); err != nil {
+		return nil, nil, err
 	}
 	n, d := x.Dims()
 	psi, trees := forestSize(n)
@@ -79,7 +89,7 @@ func (IsolationForest) Fit(x *mat.Dense, opt Options) (Model, error) {
 		m.trees[t] = g.nodes
 	})
 	if !slices.ContainsFunc(m.trees, func(t []tree.Node) bool { return len(t) > 1 }) {
-		return nil, ErrIdentical // no column spans more than 1e-7 in any sample
+		return nil, nil, ErrIdentical // no column spans more than 1e-7 in any sample
 	}
 	raw := make([]float64, n)
 	m.raw(x, raw, opt.workers())
@@ -88,7 +98,7 @@ func (IsolationForest) Fit(x *mat.Dense, opt Options) (Model, error) {
 		raw[i] -= m.offset
 	}
 	m.flagged = Flagged(raw)
-	return m, nil
+	return m, raw, nil
 }
 
 // forestSize returns ψ, the rows each tree is grown on, and the number
