@@ -487,14 +487,31 @@ func (e *Engine) addStatus(ctx context.Context, table, idColumn, id string, at t
 	return nil
 }
 
-// addMessage appends a message to a job's messages table.
-func (e *Engine) addMessage(ctx context.Context, table, idColumn, id string, m Message) error {
-	_, err := e.store.Exec(ctx, `INSERT INTO catalog.`+table+`
-		SELECT ?, coalesce(max(seq), 0) + 1, ?, ? FROM catalog.`+table+` WHERE `+idColumn+` = ?`, id, m.Severity, m.Text, id)
+// addMessages appends messages, in order, to a job's messages table, in
+// one statement: a session's run ends with several, and each statement
+// costs a DuckDB round trip and a scan for the last seq.
+func (e *Engine) addMessages(ctx context.Context, table, idColumn, id string, msgs ...Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	args := []any{id, id}
+	for i, m := range msgs {
+		args = append(args, i+1, m.Severity, m.Text)
+	}
+	_, err := e.store.Exec(ctx, `INSERT INTO catalog.`+table+` (`+idColumn+`, seq, severity, message)
+		SELECT ?, (SELECT coalesce(max(seq), 0) FROM catalog.`+table+` WHERE `+idColumn+` = ?) + m.k, m.severity, m.message
+		FROM (VALUES `+valuesList(len(msgs), 3)+`) m(k, severity, message)`, args...)
 	if err != nil {
-		return fmt.Errorf("record message in %s: %w", table, err)
+		return fmt.Errorf("record messages in %s: %w", table, err)
 	}
 	return nil
+}
+
+// valuesList is the rows of a VALUES clause of n rows of width
+// parameters each: "(?, ?), (?, ?)".
+func valuesList(n, width int) string {
+	row := "(" + strings.Repeat("?, ", width-1) + "?)"
+	return strings.Repeat(row+", ", n-1) + row
 }
 
 // dateOrder refuses a selection whose lower date bound is after its upper

@@ -52,7 +52,7 @@ func (e *Engine) addImportStatus(ctx context.Context, id string, at time.Time, s
 
 func (e *Engine) addImportMessage(ctx context.Context, id string, m Message) error {
 	defer e.importChanged(ctx, id)
-	return e.addMessage(ctx, "import_messages", "import_id", id, m)
+	return e.addMessages(ctx, "import_messages", "import_id", id, m)
 }
 
 // claimRequestedImport marks the oldest requested import started and

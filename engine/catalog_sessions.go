@@ -35,12 +35,7 @@ func (e *Engine) insertSession(ctx context.Context, s Session, rec sessionRecord
 			return err
 		}
 	}
-	for _, m := range s.Messages {
-		if err := e.addSessionMessage(ctx, s.ID, m); err != nil {
-			return err
-		}
-	}
-	return nil
+	return e.addSessionMessages(ctx, s.ID, s.Messages...)
 }
 
 func (e *Engine) addSessionStatus(ctx context.Context, id string, at time.Time, s Status) error {
@@ -48,9 +43,9 @@ func (e *Engine) addSessionStatus(ctx context.Context, id string, at time.Time, 
 	return e.addStatus(ctx, "session_history", "session_id", id, at, s)
 }
 
-func (e *Engine) addSessionMessage(ctx context.Context, id string, m Message) error {
+func (e *Engine) addSessionMessages(ctx context.Context, id string, msgs ...Message) error {
 	defer e.sessionChanged(ctx, id)
-	return e.addMessage(ctx, "session_messages", "session_id", id, m)
+	return e.addMessages(ctx, "session_messages", "session_id", id, msgs...)
 }
 
 // setSessionStatus moves a session to s, recording the change.
@@ -61,10 +56,8 @@ func (e *Engine) setSessionStatus(ctx context.Context, id string, s Status, msgs
 		if _, err := e.store.Exec(ctx, `UPDATE catalog.sessions SET status = ?, status_date = ? WHERE id = ?`, string(s), now, id); err != nil {
 			return fmt.Errorf("set session status: %w", err)
 		}
-		for _, m := range msgs {
-			if err := e.addSessionMessage(ctx, id, m); err != nil {
-				return err
-			}
+		if err := e.addSessionMessages(ctx, id, msgs...); err != nil {
+			return err
 		}
 		return e.addSessionStatus(ctx, id, now, s)
 	})

@@ -73,7 +73,8 @@ func (e *Engine) startSessions(ctx context.Context) error {
 	p := &sessionPool{e: e, timeout: o.SessionTimeout, running: map[string]*runState{}}
 	p.jobPool = newJobPool("session", e.log, o.SessionConcurrency)
 	p.claimNext, p.holdOrphan, p.runJob = p.next, p.hold, p.run
-	p.maxRestarts, p.tx, p.addMessage = o.MaxRestarts, e.store.Tx, e.addSessionMessage
+	p.maxRestarts, p.tx = o.MaxRestarts, e.store.Tx
+	p.addMessage = func(ctx context.Context, id string, m Message) error { return e.addSessionMessages(ctx, id, m) }
 	p.interrupted = func(ctx context.Context, id string) (int, error) { return e.countInterruption(ctx, "session", id) }
 	p.fail = func(ctx context.Context, id string, m Message) error {
 		return e.setSessionStatus(ctx, id, StatusFailed, m)
