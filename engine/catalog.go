@@ -538,38 +538,6 @@ func listOrder(keys []string, sortBy string, desc, descGiven bool) (string, bool
 	return strings.ToLower(sortBy), desc, nil
 }
 
-// claimJob marks the oldest requested job of a kind ("import": table
-// catalog.imports, "session": catalog.sessions) started, records the
-// change in its history and returns its id, or "" when none waits; also
-// narrows the jobs considered (" AND …").
-func (e *Engine) claimJob(ctx context.Context, kind, also string) (string, error) {
-	var id string
-	err := e.store.Tx(ctx, func(ctx context.Context) error {
-		rows, err := e.store.Rows(ctx, `SELECT id FROM catalog.`+kind+`s WHERE status = 'requested'`+also+` ORDER BY requested, id LIMIT 1`)
-		if err != nil {
-			return err
-		}
-		if err := scanOne(rows, &id); err == sql.ErrNoRows {
-			id = ""
-			return nil
-		} else if err != nil {
-			return err
-		}
-		now := e.now()
-		switch kind {
-		case "session":
-			e.sessionChanged(ctx, id)
-		case "import":
-			e.importChanged(ctx, id)
-		}
-		if _, err := e.store.Exec(ctx, `UPDATE catalog.`+kind+`s SET status = 'started', status_date = ? WHERE id = ?`, now, id); err != nil {
-			return err
-		}
-		return e.addStatus(ctx, kind+"_history", kind+"_id", id, now, StatusStarted)
-	})
-	return id, err
-}
-
 // countInterruption adds one to the interruptions of a job of a kind
 // ("import": catalog.imports, "session": catalog.sessions) and returns
 // how many it has had.

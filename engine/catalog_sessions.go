@@ -63,11 +63,35 @@ func (e *Engine) setSessionStatus(ctx context.Context, id string, s Status, msgs
 	})
 }
 
-// claimRequestedSession marks the oldest requested session started and
-// returns its id, or "" when none waits. It is the one place a session is
-// handed to a worker, so claiming can move to a shared database.
-func (e *Engine) claimRequestedSession(ctx context.Context) (string, error) {
-	return e.claimJob(ctx, "session", " AND NOT deleted")
+// claimRequestedSession marks the oldest requested session started,
+// records the change in its history and returns the session (without its
+// history and messages, which a run does not read); ok is false when none
+// waits. It is the one place a session is handed to a worker, so claiming
+// can move to a shared database. One UPDATE … RETURNING picks the
+// session, marks it and reads it: the worker needs no other read.
+func (e *Engine) claimRequestedSession(ctx context.Context) (s Session, ok bool, err error) {
+	err = e.store.Tx(ctx, func(ctx context.Context) error {
+		now := e.now()
+		rows, err := e.store.Rows(ctx, `UPDATE catalog.sessions SET status = 'started', status_date = ?
+			WHERE id = (SELECT id FROM catalog.sessions WHERE status = 'requested' AND NOT deleted ORDER BY requested, id LIMIT 1)
+			RETURNING `+sessionColumns, now)
+		if err != nil {
+			return fmt.Errorf("claim session: %w", err)
+		}
+		defer rows.Close()
+		if !rows.Next() {
+			return rows.Err()
+		}
+		if s, err = scanSession(rows); err != nil {
+			return err
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		ok = true
+		return e.addSessionStatus(ctx, s.ID, now, StatusStarted)
+	})
+	return s, ok, err
 }
 
 // unfinishedSessions lists sessions a previous process left requested,
@@ -178,8 +202,7 @@ var sessionOrder = map[string]string{"": "requested", "id": "id", "datasourcenam
 // list is the catalog query of f.
 func (f sessionFilter) list() *listSQL {
 	l := &listSQL{table: "sessions", orderBy: sessionOrder, sortBy: f.SortBy, desc: f.Desc, limit: f.Limit, offset: f.Offset, count: f.ID == "",
-		columns: `id, type, domain, status, data_source, target, name, event_name, callback_url, webhook_token, is_estimate,
-		requested, status_date, request, columns, model_id, algorithm, metrics, feature_importance`}
+		columns: sessionColumns}
 	if !f.Hidden {
 		l.and("NOT deleted")
 	}
@@ -271,6 +294,11 @@ func (e *Engine) querySessions(ctx context.Context, f sessionFilter) ([]Session,
 	}
 	return out, total, nil
 }
+
+// sessionColumns are the columns of catalog.sessions scanSession reads,
+// in its order.
+const sessionColumns = `id, type, domain, status, data_source, target, name, event_name, callback_url, webhook_token, is_estimate,
+	requested, status_date, request, columns, model_id, algorithm, metrics, feature_importance`
 
 func scanSession(rows *sql.Rows) (Session, error) {
 	var s Session

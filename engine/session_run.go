@@ -24,19 +24,26 @@ import (
 	"github.com/vaticml/vatic/stats/regress"
 )
 
-// runSession performs a claimed session: snapshot the data source, prepare
-// the rows, run the contest, store contestants, results and the model,
-// and mark it completed. Cancellation is checked between steps and
-// between candidates.
+// runSession performs a session that has run before: one a previous
+// process left started (an orphan). It reads the session and clears what
+// the interrupted run may have left, then runs it as runClaimed does.
 func (e *Engine) runSession(ctx context.Context, id string, progress func(int)) error {
 	s, err := e.Session(ctx, id)
 	if err != nil {
 		return err
 	}
-	// Clear what an earlier, interrupted run may have left.
 	if err := e.store.Tx(ctx, func(ctx context.Context) error { return e.clearSessionOutputs(ctx, id) }); err != nil {
 		return err
 	}
+	return e.runClaimed(ctx, s, progress)
+}
+
+// runClaimed performs a claimed session that has no outputs yet (a
+// requested session never ran): snapshot the data source, prepare the
+// rows, run the contest, store contestants, results and the model, and
+// mark it completed. Cancellation is checked between steps and between
+// candidates.
+func (e *Engine) runClaimed(ctx context.Context, s Session, progress func(int)) error {
 	switch s.Domain {
 	case DomainRegression:
 		return e.runRegression(ctx, s, progress)
