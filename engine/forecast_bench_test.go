@@ -13,7 +13,9 @@ import (
 // BenchmarkForecastSession runs a forecast session from CreateSession to
 // completed against the bare contest on the same history
 // (forecast.Contest as runForecast calls it): the difference is what a
-// session adds (bucketing SQL, the catalog, the results tables). Two
+// session adds (bucketing SQL, the catalog, the results tables), and the
+// session reports the statements and commits it asked of DuckDB
+// (sessionBench). Two
 // series of ../shared/data (VATIC_SHARED_DATA, else the repository's
 // sibling shared/data, from a clone or a worktree): elec_equip_monthly's
 // 256 months with the 24 after them as the window, where the contest
@@ -35,22 +37,11 @@ func BenchmarkForecastSession(b *testing.B) {
 	} {
 		b.Run("series="+c.name, func(b *testing.B) {
 			text := sharedDataB(b, c.file)
-			e := newBenchEngine(b)
-			if _, _, err := e.PutDataset(b.Context(), PutRequest{Name: "s", Body: strings.NewReader(text), Format: FormatHints{ContentType: "text/csv"}}); err != nil {
-				b.Fatal(err)
-			}
-			req := SessionRequest{Type: SessionForecast, DataSourceName: "s", TargetColumn: c.target,
-				StartDate: c.start, EndDate: c.end, ResultInterval: c.interval}
+			sb := newSessionBench(b)
+			sb.put(b, "s", text)
 			b.Run("impl=session", func(b *testing.B) {
-				for b.Loop() {
-					s, err := e.CreateSession(b.Context(), req)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if s = waitSessionB(b, e, s.ID); s.Status != StatusCompleted {
-						b.Fatalf("session %s: %v", s.Status, s.Messages)
-					}
-				}
+				sb.run(b, SessionRequest{Type: SessionForecast, DataSourceName: "s", TargetColumn: c.target,
+					StartDate: c.start, EndDate: c.end, ResultInterval: c.interval})
 			})
 			b.Run("impl=contest", func(b *testing.B) {
 				var y []float64
