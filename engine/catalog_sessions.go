@@ -302,7 +302,7 @@ func (e *Engine) querySessions(ctx context.Context, f sessionFilter) ([]Session,
 // sessionColumns are the columns of catalog.sessions scanSession reads,
 // in its order.
 const sessionColumns = `id, type, domain, status, data_source, target, name, event_name, callback_url, webhook_token, is_estimate,
-	requested, status_date, request, columns, model_id, algorithm, metrics, feature_importance`
+		requested, status_date, request, columns, model_id, algorithm, metrics, feature_importance`
 
 func scanSession(rows *sql.Rows) (Session, error) {
 	var s Session
