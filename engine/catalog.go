@@ -487,15 +487,32 @@ func (e *Engine) addStatus(ctx context.Context, table, idColumn, id string, at t
 	return nil
 }
 
-// addMessage appends a message to a job's messages table, stamped with the
-// time it was written (GET /messages shows it).
-func (e *Engine) addMessage(ctx context.Context, table, idColumn, id string, m Message) error {
+// addMessages appends messages, in order, to a job's messages table, in
+// one statement (a session's run ends with several, and each statement
+// costs a DuckDB round trip and a scan for the last seq), stamped with the
+// time they were written (GET /messages shows it).
+func (e *Engine) addMessages(ctx context.Context, table, idColumn, id string, msgs ...Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	args := []any{id, id, e.now()}
+	for i, m := range msgs {
+		args = append(args, i+1, m.Severity, m.Text)
+	}
 	_, err := e.store.Exec(ctx, `INSERT INTO catalog.`+table+` (`+idColumn+`, seq, severity, message, created)
-		SELECT ?, coalesce(max(seq), 0) + 1, ?, ?, ? FROM catalog.`+table+` WHERE `+idColumn+` = ?`, id, m.Severity, m.Text, e.now(), id)
+		SELECT ?, (SELECT coalesce(max(seq), 0) FROM catalog.`+table+` WHERE `+idColumn+` = ?) + m.k, m.severity, m.message, ?
+		FROM (VALUES `+valuesList(len(msgs), 3)+`) m(k, severity, message)`, args...)
 	if err != nil {
-		return fmt.Errorf("record message in %s: %w", table, err)
+		return fmt.Errorf("record messages in %s: %w", table, err)
 	}
 	return nil
+}
+
+// valuesList is the rows of a VALUES clause of n rows of width
+// parameters each: "(?, ?), (?, ?)".
+func valuesList(n, width int) string {
+	row := "(" + strings.Repeat("?, ", width-1) + "?)"
+	return strings.Repeat(row+", ", n-1) + row
 }
 
 // dateOrder refuses a selection whose lower date bound is after its upper
@@ -520,38 +537,6 @@ func listOrder(keys []string, sortBy string, desc, descGiven bool) (string, bool
 		desc = true
 	}
 	return strings.ToLower(sortBy), desc, nil
-}
-
-// claimJob marks the oldest requested job of a kind ("import": table
-// catalog.imports, "session": catalog.sessions) started, records the
-// change in its history and returns its id, or "" when none waits; also
-// narrows the jobs considered (" AND …").
-func (e *Engine) claimJob(ctx context.Context, kind, also string) (string, error) {
-	var id string
-	err := e.store.Tx(ctx, func(ctx context.Context) error {
-		rows, err := e.store.Rows(ctx, `SELECT id FROM catalog.`+kind+`s WHERE status = 'requested'`+also+` ORDER BY requested, id LIMIT 1`)
-		if err != nil {
-			return err
-		}
-		if err := scanOne(rows, &id); err == sql.ErrNoRows {
-			id = ""
-			return nil
-		} else if err != nil {
-			return err
-		}
-		now := e.now()
-		switch kind {
-		case "session":
-			e.sessionChanged(ctx, id)
-		case "import":
-			e.importChanged(ctx, id)
-		}
-		if _, err := e.store.Exec(ctx, `UPDATE catalog.`+kind+`s SET status = 'started', status_date = ? WHERE id = ?`, now, id); err != nil {
-			return err
-		}
-		return e.addStatus(ctx, kind+"_history", kind+"_id", id, now, StatusStarted)
-	})
-	return id, err
 }
 
 // countInterruption adds one to the interruptions of a job of a kind

@@ -52,13 +52,32 @@ func (e *Engine) addImportStatus(ctx context.Context, id string, at time.Time, s
 
 func (e *Engine) addImportMessage(ctx context.Context, id string, m Message) error {
 	defer e.importChanged(ctx, id)
-	return e.addMessage(ctx, "import_messages", "import_id", id, m)
+	return e.addMessages(ctx, "import_messages", "import_id", id, m)
 }
 
-// claimRequestedImport marks the oldest requested import started and
-// returns its id, or "" when none waits.
+// claimRequestedImport marks the oldest requested import started,
+// records the change in its history and returns its id, or "" when none
+// waits.
 func (e *Engine) claimRequestedImport(ctx context.Context) (string, error) {
-	return e.claimJob(ctx, "import", "")
+	var id string
+	err := e.store.Tx(ctx, func(ctx context.Context) error {
+		rows, err := e.store.Rows(ctx, `SELECT id FROM catalog.imports WHERE status = 'requested' ORDER BY requested, id LIMIT 1`)
+		if err != nil {
+			return err
+		}
+		if err := scanOne(rows, &id); err == sql.ErrNoRows {
+			id = ""
+			return nil
+		} else if err != nil {
+			return err
+		}
+		now := e.now()
+		if _, err := e.store.Exec(ctx, `UPDATE catalog.imports SET status = 'started', status_date = ? WHERE id = ?`, now, id); err != nil {
+			return err
+		}
+		return e.addImportStatus(ctx, id, now, StatusStarted)
+	})
+	return id, err
 }
 
 // finishImport records the end of an import: its final status, messages

@@ -52,51 +52,80 @@ func (e *Engine) clearSessionOutputs(ctx context.Context, id string) error {
 	return e.dropResults(ctx, id)
 }
 
+// saveContestants stores a session's contestants in line-up order, in
+// one statement (a forecast has dozens).
 func (e *Engine) saveContestants(ctx context.Context, id string, cs []Contestant) error {
+	if len(cs) == 0 {
+		return nil
+	}
+	args := make([]any, 0, 8*len(cs))
 	for i, c := range cs {
-		if _, err := e.store.Exec(ctx, `INSERT INTO catalog.contestants VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, c.ID, i, mustJSON(c.Algorithm), mustJSON(c.Properties), mustJSON(finiteMetrics(c.Metrics)), mustJSON(finiteMetrics(c.Importance)), nullable(c.Message)); err != nil {
-			return fmt.Errorf("save contestant: %w", err)
-		}
+		args = append(args, id, c.ID, i, mustJSON(c.Algorithm), mustJSON(c.Properties), mustJSON(finiteMetrics(c.Metrics)), mustJSON(finiteMetrics(c.Importance)), nullable(c.Message))
+	}
+	if _, err := e.store.Exec(ctx, `INSERT INTO catalog.contestants VALUES `+valuesList(len(cs), 8), args...); err != nil {
+		return fmt.Errorf("save contestants: %w", err)
 	}
 	return nil
 }
 
+// saveSelection stores a session's data variants in one statement.
 func (e *Engine) saveSelection(ctx context.Context, id string, sets []SelectionSet) error {
+	if len(sets) == 0 {
+		return nil
+	}
+	args := make([]any, 0, 4*len(sets))
 	for i, s := range sets {
-		if _, err := e.store.Exec(ctx, `INSERT INTO catalog.selection VALUES (?, ?, ?, ?)`,
-			id, i, mustJSON(s.Properties), mustJSON(finiteMetrics(s.Metrics))); err != nil {
-			return fmt.Errorf("save selection: %w", err)
-		}
+		args = append(args, id, i, mustJSON(s.Properties), mustJSON(finiteMetrics(s.Metrics)))
+	}
+	if _, err := e.store.Exec(ctx, `INSERT INTO catalog.selection VALUES `+valuesList(len(sets), 4), args...); err != nil {
+		return fmt.Errorf("save selection: %w", err)
 	}
 	return nil
 }
 
-// saveImportance stores the finite feature importances; it reports
-// whether there are any (supportsFeatureImportance).
+// saveImportance stores the finite feature importances in one statement;
+// it reports whether there are any (supportsFeatureImportance).
 func (e *Engine) saveImportance(ctx context.Context, id string, features []string, imp []float64) (bool, error) {
-	some := false
+	var args []any
 	for i, f := range features {
-		if i >= len(imp) || math.IsNaN(imp[i]) || math.IsInf(imp[i], 0) {
-			continue
-		}
-		some = true
-		if _, err := e.store.Exec(ctx, `INSERT INTO catalog.session_features VALUES (?, ?, ?)`, id, f, imp[i]); err != nil {
-			return false, fmt.Errorf("save feature importance: %w", err)
+		if i < len(imp) && !math.IsNaN(imp[i]) && !math.IsInf(imp[i], 0) {
+			args = append(args, id, f, imp[i])
 		}
 	}
-	return some, nil
+	if len(args) == 0 {
+		return false, nil
+	}
+	if _, err := e.store.Exec(ctx, `INSERT INTO catalog.session_features VALUES `+valuesList(len(args)/3, 3), args...); err != nil {
+		return false, fmt.Errorf("save feature importance: %w", err)
+	}
+	return true, nil
 }
 
-// finishSession records a completed contest's champion on the session.
-func (e *Engine) finishSession(ctx context.Context, id, modelID string, a Algorithm, metrics map[string]float64, champion string, supports bool) error {
+// sessionEnd is what a completed session records on its catalog row.
+type sessionEnd struct {
+	modelID  string // the saved model; "" for a forecast or impact session
+	champion Contestant
+	supports bool      // supportsFeatureImportance
+	messages []Message // the run's, after those the session was created with
+}
+
+// completeSession records a finished contest on a session and marks it
+// completed: one UPDATE of its row (the champion and the status), then its
+// messages and the status change. Run it in the transaction that stores
+// the session's outputs, so a session is completed exactly when its
+// results are there.
+func (e *Engine) completeSession(ctx context.Context, id string, end sessionEnd) error {
 	defer e.sessionChanged(ctx, id)
-	_, err := e.store.Exec(ctx, `UPDATE catalog.sessions SET model_id = ?, algorithm = ?, metrics = ?, champion = ?, feature_importance = ? WHERE id = ?`,
-		modelID, mustJSON(a), mustJSON(finiteMetrics(metrics)), champion, supports, id)
-	if err != nil {
-		return fmt.Errorf("finish session: %w", err)
+	now, c := e.now(), end.champion
+	if _, err := e.store.Exec(ctx, `UPDATE catalog.sessions SET model_id = ?, algorithm = ?, metrics = ?, champion = ?, feature_importance = ?,
+		status = ?, status_date = ? WHERE id = ?`,
+		end.modelID, mustJSON(c.Algorithm), mustJSON(finiteMetrics(c.Metrics)), c.ID, end.supports, string(StatusCompleted), now, id); err != nil {
+		return fmt.Errorf("complete session: %w", err)
 	}
-	return nil
+	if err := e.addSessionMessages(ctx, id, end.messages...); err != nil {
+		return err
+	}
+	return e.addSessionStatus(ctx, id, now, StatusCompleted)
 }
 
 // sessionChampion returns the contestant id of a session's champion.

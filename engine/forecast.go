@@ -584,15 +584,7 @@ func (e *Engine) runForecast(ctx context.Context, s Session, progress func(int))
 		if err != nil {
 			return err
 		}
-		if err := e.finishSession(ctx, s.ID, "", champ.Algorithm, champ.Metrics, champ.ID, supports); err != nil {
-			return err
-		}
-		for _, m := range msgs {
-			if err := e.addSessionMessage(ctx, s.ID, m); err != nil {
-				return err
-			}
-		}
-		return e.setSessionStatus(ctx, s.ID, StatusCompleted)
+		return e.completeSession(ctx, s.ID, sessionEnd{champion: champ, supports: supports, messages: msgs})
 	})
 }
 

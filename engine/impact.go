@@ -541,14 +541,6 @@ func (e *Engine) runImpact(ctx context.Context, s Session, progress func(int)) e
 		if err := e.saveSelection(ctx, s.ID, forecastSelection(plan, forecast.Outliers{})); err != nil {
 			return err
 		}
-		if err := e.finishSession(ctx, s.ID, "", champ.Algorithm, champ.Metrics, champ.ID, false); err != nil {
-			return err
-		}
-		for _, m := range msgs {
-			if err := e.addSessionMessage(ctx, s.ID, m); err != nil {
-				return err
-			}
-		}
-		return e.setSessionStatus(ctx, s.ID, StatusCompleted)
+		return e.completeSession(ctx, s.ID, sessionEnd{champion: champ, messages: msgs})
 	})
 }

@@ -41,7 +41,7 @@ func TestMessageTimesMigration(t *testing.T) {
 	closeE()
 
 	e, _ = openEngineAt(t, dir, Options{Clock: func() time.Time { return now }})
-	if err := e.addSessionMessage(ctx, sessionID, Message{"warning", "new session news"}); err != nil {
+	if err := e.addSessionMessages(ctx, sessionID, Message{"warning", "new session news"}); err != nil {
 		t.Fatal(err)
 	}
 	got, total, err := e.ListMessages(ctx, MessageQuery{PageSize: 10})

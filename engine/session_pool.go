@@ -25,6 +25,15 @@ type runState struct {
 	cancel   context.CancelCauseFunc
 	deleted  bool
 	progress int // approximate completion percentage
+	// claimed is the session as its claim read it; nil for an orphan of
+	// a previous process, which its run reads from the catalog.
+	claimed *Session
+}
+
+// hasCallback says whether the session may have a callbackUrl to post
+// to: the claim read it; for an orphan, callback reads it.
+func (st *runState) hasCallback() bool {
+	return st.claimed == nil || st.claimed.CallbackURL != ""
 }
 
 // errSessionDeleted cancels a session whose user deleted it.
@@ -73,7 +82,8 @@ func (e *Engine) startSessions(ctx context.Context) error {
 	p := &sessionPool{e: e, timeout: o.SessionTimeout, running: map[string]*runState{}}
 	p.jobPool = newJobPool("session", e.log, o.SessionConcurrency)
 	p.claimNext, p.holdOrphan, p.runJob = p.next, p.hold, p.run
-	p.maxRestarts, p.tx, p.addMessage = o.MaxRestarts, e.store.Tx, e.addSessionMessage
+	p.maxRestarts, p.tx = o.MaxRestarts, e.store.Tx
+	p.addMessage = func(ctx context.Context, id string, m Message) error { return e.addSessionMessages(ctx, id, m) }
 	p.interrupted = func(ctx context.Context, id string) (int, error) { return e.countInterruption(ctx, "session", id) }
 	p.fail = func(ctx context.Context, id string, m Message) error {
 		return e.setSessionStatus(ctx, id, StatusFailed, m)
@@ -114,17 +124,22 @@ func (e *Engine) startSessions(ctx context.Context) error {
 func (p *sessionPool) hold(id string) { p.running[id] = &runState{} }
 
 // next claims the oldest requested session (claimRequestedSession),
-// registers it and tells its callback it started. An orphan is not
-// called back: its callback heard "started" from the previous process.
+// registers it and tells its callback, if it has one, it started. An
+// orphan is not called back: its callback heard "started" from the
+// previous process.
 func (p *sessionPool) next(ctx context.Context) (string, error) {
-	id, err := p.e.claimRequestedSession(ctx)
-	if id != "" {
-		p.mu.Lock()
-		p.hold(id)
-		p.mu.Unlock()
-		p.callback(id)
+	s, ok, err := p.e.claimRequestedSession(ctx)
+	if !ok {
+		return "", err
 	}
-	return id, err
+	st := &runState{claimed: &s}
+	p.mu.Lock()
+	p.running[s.ID] = st
+	p.mu.Unlock()
+	if st.hasCallback() {
+		p.callback(s.ID)
+	}
+	return s.ID, err
 }
 
 // run performs one claimed session and records how it ended.
@@ -162,7 +177,7 @@ func (p *sessionPool) run(base context.Context, id string) {
 	}()
 	tctx, tcancel := context.WithTimeout(ctx, p.timeout)
 	defer tcancel()
-	err := p.runSafely(tctx, id)
+	err := p.runSafely(tctx, id, st.claimed)
 	if base.Err() != nil {
 		return // shutting down: the session stays started and runs again at the next start
 	}
@@ -191,7 +206,9 @@ func (p *sessionPool) run(base context.Context, id string) {
 	default:
 		e.log.InfoContext(base, "session completed", LogSessionID, id, LogElapsed, time.Since(start))
 	}
-	p.callback(id)
+	if st.hasCallback() {
+		p.callback(id)
+	}
 }
 
 // internalFailure is the message of a session that failed for an internal
@@ -201,15 +218,20 @@ func internalFailure(id string) string {
 }
 
 // runSafely runs a session, turning a panic into an error: a bug in one
-// session never takes the server down.
-func (p *sessionPool) runSafely(ctx context.Context, id string) (err error) {
+// session never takes the server down. claimed is the session as its
+// claim read it, nil for an orphan.
+func (p *sessionPool) runSafely(ctx context.Context, id string, claimed *Session) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			p.e.log.ErrorContext(ctx, "session panicked", LogSessionID, id, "panic", v, "stack", string(debug.Stack()))
 			err = fmt.Errorf("session panicked: %v", v)
 		}
 	}()
-	return p.e.runSession(ctx, id, func(pct int) { p.setProgress(id, pct) })
+	progress := func(pct int) { p.setProgress(id, pct) }
+	if claimed != nil {
+		return p.e.runClaimed(ctx, *claimed, progress)
+	}
+	return p.e.runSession(ctx, id, progress)
 }
 
 // finishDeleted records the end of a session deleted while it ran,

@@ -24,19 +24,26 @@ import (
 	"github.com/vaticml/vatic/stats/regress"
 )
 
-// runSession performs a claimed session: snapshot the data source, prepare
-// the rows, run the contest, store contestants, results and the model,
-// and mark it completed. Cancellation is checked between steps and
-// between candidates.
+// runSession performs a session that has run before: one a previous
+// process left started (an orphan). It reads the session and clears what
+// the interrupted run may have left, then runs it as runClaimed does.
 func (e *Engine) runSession(ctx context.Context, id string, progress func(int)) error {
 	s, err := e.Session(ctx, id)
 	if err != nil {
 		return err
 	}
-	// Clear what an earlier, interrupted run may have left.
 	if err := e.store.Tx(ctx, func(ctx context.Context) error { return e.clearSessionOutputs(ctx, id) }); err != nil {
 		return err
 	}
+	return e.runClaimed(ctx, s, progress)
+}
+
+// runClaimed performs a claimed session that has no outputs yet (a
+// requested session never ran): snapshot the data source, prepare the
+// rows, run the contest, store contestants, results and the model, and
+// mark it completed. Cancellation is checked between steps and between
+// candidates.
+func (e *Engine) runClaimed(ctx context.Context, s Session, progress func(int)) error {
 	switch s.Domain {
 	case DomainRegression:
 		return e.runRegression(ctx, s, progress)
@@ -364,14 +371,7 @@ func (e *Engine) contestantOf(ctx context.Context, session, key, name string, sc
 // failWithMessages records a model session's messages so far, then fails
 // it with err.
 func (e *Engine) failWithMessages(ctx context.Context, s Session, msgs []Message, err error) error {
-	if txErr := e.store.Tx(ctx, func(ctx context.Context) error {
-		for _, m := range msgs {
-			if err := e.addSessionMessage(ctx, s.ID, m); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); txErr != nil {
+	if txErr := e.addSessionMessages(ctx, s.ID, msgs...); txErr != nil {
 		return txErr
 	}
 	return err
@@ -517,12 +517,7 @@ func (e *Engine) failContest(ctx context.Context, s Session, cs []Contestant, ms
 		if err := e.saveContestants(ctx, s.ID, cs); err != nil {
 			return err
 		}
-		for _, m := range msgs {
-			if err := e.addSessionMessage(ctx, s.ID, m); err != nil {
-				return err
-			}
-		}
-		return nil
+		return e.addSessionMessages(ctx, s.ID, msgs...)
 	})
 	if err != nil {
 		return err
@@ -583,18 +578,10 @@ func (e *Engine) completeModelSession(ctx context.Context, s Session, c completi
 			Name: s.Name, Created: now, Target: s.TargetColumn, Algorithm: champ.Algorithm, Metrics: champ.Metrics, Columns: s.Columns}, c.model); err != nil {
 			return err
 		}
-		if err := e.finishSession(ctx, s.ID, modelID.String(), champ.Algorithm, champ.Metrics, champ.ID, supports); err != nil {
-			return err
-		}
 		if err := e.saveVocabularies(ctx, s, now, c.texts); err != nil {
 			return err
 		}
-		for _, m := range c.messages {
-			if err := e.addSessionMessage(ctx, s.ID, m); err != nil {
-				return err
-			}
-		}
-		return e.setSessionStatus(ctx, s.ID, StatusCompleted)
+		return e.completeSession(ctx, s.ID, sessionEnd{modelID: modelID.String(), champion: champ, supports: supports, messages: c.messages})
 	})
 }
 
