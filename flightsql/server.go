@@ -222,8 +222,15 @@ func (s *Server) run(ctx context.Context, query string) (*arrow.Schema, <-chan f
 	return rr.Schema(), ch, nil
 }
 
-// cappedReader stops its answer at the row and byte caps, with an error
-// the stream carries to the client.
+// maxMessageBytes bounds the Arrow buffers of one streamed batch: gRPC
+// clients refuse messages over 4 MiB unless told otherwise, and a DuckDB
+// chunk of 2048 rows passes that from about 250 numeric columns on, so
+// wider batches go out in row slices of about this size.
+const maxMessageBytes = 2 << 20
+
+// cappedReader streams the query's batches, sliced to maxMessageBytes,
+// and stops its answer at the row and byte caps with an error the stream
+// carries to the client.
 type cappedReader struct {
 	array.RecordReader
 	s           *Server
@@ -231,25 +238,61 @@ type cappedReader struct {
 	cancel      context.CancelFunc
 	rows, bytes int64
 	err         error
+	// batch is the reader's current batch, handed out from row off in
+	// slices of step rows; cur is the slice handed out.
+	batch     arrow.RecordBatch
+	off, step int64
+	cur       arrow.RecordBatch
 }
 
 func (c *cappedReader) Next() bool {
-	if c.err != nil || !c.RecordReader.Next() {
+	if c.cur != nil {
+		c.cur.Release()
+		c.cur = nil
+	}
+	if c.err != nil {
 		return false
 	}
-	rec := c.RecordReader.RecordBatch()
-	c.rows += rec.NumRows()
-	for _, col := range rec.Columns() {
-		c.bytes += dataBytes(col.Data())
+	if c.batch == nil || c.off >= c.batch.NumRows() {
+		if !c.RecordReader.Next() {
+			return false
+		}
+		c.batch, c.off = c.RecordReader.RecordBatch(), 0
+		n := c.batch.NumRows()
+		var size int64
+		for _, col := range c.batch.Columns() {
+			size += dataBytes(col.Data())
+		}
+		c.rows += n
+		c.bytes += size
+		switch {
+		case c.s.o.MaxRows > 0 && c.rows > c.s.o.MaxRows:
+			c.err = status.Errorf(codes.ResourceExhausted, "the answer has more than %d rows, the cap of one query (-flight-max-rows)", c.s.o.MaxRows)
+			return false
+		case c.s.o.MaxBytes > 0 && c.bytes > c.s.o.MaxBytes:
+			c.err = status.Errorf(codes.ResourceExhausted, "the answer has more than %d bytes, the cap of one query (-flight-max-bytes)", c.s.o.MaxBytes)
+			return false
+		}
+		c.step = n
+		if size > maxMessageBytes {
+			c.step = max(1, n*maxMessageBytes/size)
+		}
 	}
-	switch {
-	case c.s.o.MaxRows > 0 && c.rows > c.s.o.MaxRows:
-		c.err = status.Errorf(codes.ResourceExhausted, "the answer has more than %d rows, the cap of one query (-flight-max-rows)", c.s.o.MaxRows)
-	case c.s.o.MaxBytes > 0 && c.bytes > c.s.o.MaxBytes:
-		c.err = status.Errorf(codes.ResourceExhausted, "the answer has more than %d bytes, the cap of one query (-flight-max-bytes)", c.s.o.MaxBytes)
+	end := min(c.off+c.step, c.batch.NumRows())
+	if c.off == 0 && end == c.batch.NumRows() {
+		c.batch.Retain()
+		c.cur = c.batch
+	} else {
+		c.cur = c.batch.NewSlice(c.off, end)
 	}
-	return c.err == nil
+	c.off = end
+	return true
 }
+
+func (c *cappedReader) RecordBatch() arrow.RecordBatch { return c.cur }
+
+// Record is RecordBatch, for readers of the deprecated name.
+func (c *cappedReader) Record() arrow.RecordBatch { return c.cur }
 
 // dataBytes is the size of an array's buffers, its children's and
 // dictionary's included.
@@ -280,6 +323,10 @@ func (c *cappedReader) Err() error {
 }
 
 func (c *cappedReader) Release() {
+	if c.cur != nil {
+		c.cur.Release()
+		c.cur = nil
+	}
 	c.RecordReader.Release()
 	c.cancel()
 }
@@ -343,4 +390,28 @@ func (s *Server) GetFlightInfoPreparedStatement(ctx context.Context, cmd fsql.Pr
 // DoGetPreparedStatement runs a prepared statement.
 func (s *Server) DoGetPreparedStatement(ctx context.Context, cmd fsql.PreparedStatementQuery) (*arrow.Schema, <-chan flight.StreamChunk, error) {
 	return s.run(ctx, string(cmd.GetPreparedStatementHandle()))
+}
+
+// errReadOnly answers the protocol's write calls: updates, ingestion and
+// transactions (a statement already runs in a transaction of its own).
+var errReadOnly = status.Error(codes.PermissionDenied, "read-only: this server runs SELECT statements only; write through Vatic's HTTP API")
+
+// DoPutCommandStatementUpdate refuses an ad-hoc update.
+func (s *Server) DoPutCommandStatementUpdate(context.Context, fsql.StatementUpdate) (int64, error) {
+	return 0, errReadOnly
+}
+
+// DoPutPreparedStatementUpdate refuses a prepared update.
+func (s *Server) DoPutPreparedStatementUpdate(context.Context, fsql.PreparedStatementUpdate, flight.MessageReader) (int64, error) {
+	return 0, errReadOnly
+}
+
+// DoPutCommandStatementIngest refuses bulk ingestion.
+func (s *Server) DoPutCommandStatementIngest(context.Context, fsql.StatementIngest, flight.MessageReader) (int64, error) {
+	return 0, errReadOnly
+}
+
+// BeginTransaction refuses client transactions.
+func (s *Server) BeginTransaction(context.Context, fsql.ActionBeginTransactionRequest) ([]byte, error) {
+	return nil, errReadOnly
 }

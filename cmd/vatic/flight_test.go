@@ -316,6 +316,30 @@ func TestFlightSQL(t *testing.T) {
 		wantCode(t, "forged ticket", err, codes.PermissionDenied)
 	})
 
+	// A batch too wide for one gRPC message under the client's default
+	// 4 MiB limit goes out in row slices.
+	t.Run("wide", func(t *testing.T) {
+		cols := make([]string, 300)
+		for i := range cols {
+			cols[i] = fmt.Sprintf("range * %d.5 AS c%d", i, i)
+		}
+		schema, recs, err := query(ctx, c, `select `+strings.Join(cols, ", ")+` from range(2048)`, false)
+		batches := len(recs)
+		if n := rowCount(recs); err != nil || n != 2048 || schema.NumFields() != 300 {
+			t.Errorf("300 columns: %d rows, %v", n, err)
+		}
+		if batches < 3 {
+			t.Errorf("%d batches for 4.9 MB of doubles, want slices of about 2 MiB", batches)
+		}
+	})
+
+	t.Run("writes", func(t *testing.T) {
+		_, err := c.ExecuteUpdate(ctx, `insert into data."store-sales" values ('2017-01-04', 1)`)
+		wantCode(t, "ExecuteUpdate", err, codes.PermissionDenied)
+		_, err = c.BeginTransaction(ctx)
+		wantCode(t, "BeginTransaction", err, codes.PermissionDenied)
+	})
+
 	t.Run("cap", func(t *testing.T) {
 		_, recs, err := query(ctx, c, `select range as x from range(100000)`, false)
 		if n := rowCount(recs); err != nil || n != 100000 {
