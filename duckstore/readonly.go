@@ -2,9 +2,12 @@ package duckstore
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	duckdb "github.com/duckdb/duckdb-go/v2"
@@ -42,6 +45,16 @@ var (
 //   - File and URL readers inside a SELECT (read_csv, glob, a quoted path)
 //     are stopped by enable_external_access, which the Store must have
 //     been opened with (Options.NoExternalAccess).
+//   - A SELECT may still call a table function with effects outside the
+//     transaction: enable_logging and enable_profiling change the
+//     database's configuration (lock_configuration does not stop them;
+//     enable_logging to a file the sealed database may not open leaves
+//     every later statement failing and the process aborting on its next
+//     disconnect), checkpoint and force_checkpoint write the file, query
+//     and json_execute_serialized_sql run statements of their own. So the
+//     statement's syntax tree, as DuckDB's own parser serialises it
+//     (json_serialize_sql, before anything is bound or run), may name only
+//     the table functions of allowedTableFunction.
 
 // CheckReadOnly reports whether ReadOnlyQuery would accept query, without
 // running it: DuckDB parses and binds it (so an unknown table or a syntax
@@ -104,30 +117,35 @@ func (s *Store) readOnlyHeld(ctx context.Context, query string, run func(ctx con
 		_ = c.Close()
 		return nil, fmt.Errorf("duckstore: begin: %w", err)
 	}
-	err = c.Raw(func(dc any) error {
-		conn, ok := dc.(*duckdb.Conn)
-		if !ok {
-			return fmt.Errorf("duckstore: not a DuckDB connection: %T", dc)
-		}
-		stmt, err := conn.Prepare(query)
-		var de *duckdb.Error
-		if err != nil && !errors.As(err, &de) && ctx.Err() == nil {
-			// duckdb-go's own refusals: several statements, or none.
-			return fmt.Errorf("%w: send exactly one SELECT statement (%v)", ErrRefused, err)
-		}
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		t, err := stmt.(*duckdb.Stmt).StatementType()
-		if err != nil {
-			return err
-		}
-		if t != duckdb.STATEMENT_TYPE_SELECT {
-			return fmt.Errorf("%w: only one SELECT statement may run here, not %s", ErrRefused, statementName(t))
-		}
-		return nil
-	})
+	// The syntax tree first: binding (Prepare) already runs some table
+	// functions' work, json_execute_serialized_sql's statement among it.
+	err = checkTableFunctions(ctx, c, query)
+	if err == nil {
+		err = c.Raw(func(dc any) error {
+			conn, ok := dc.(*duckdb.Conn)
+			if !ok {
+				return fmt.Errorf("duckstore: not a DuckDB connection: %T", dc)
+			}
+			stmt, err := conn.Prepare(query)
+			var de *duckdb.Error
+			if err != nil && !errors.As(err, &de) && ctx.Err() == nil {
+				// duckdb-go's own refusals: several statements, or none.
+				return fmt.Errorf("%w: send exactly one SELECT statement (%v)", ErrRefused, err)
+			}
+			if err != nil {
+				return err
+			}
+			defer stmt.Close()
+			t, err := stmt.(*duckdb.Stmt).StatementType()
+			if err != nil {
+				return err
+			}
+			if t != duckdb.STATEMENT_TYPE_SELECT {
+				return fmt.Errorf("%w: only one SELECT statement may run here, not %s", ErrRefused, statementName(t))
+			}
+			return nil
+		})
+	}
 	if err == nil {
 		err = run(context.WithValue(ctx, txKey{}, &tx{conn: c}))
 	}
@@ -136,6 +154,66 @@ func (s *Store) readOnlyHeld(ctx context.Context, query string, run func(ctx con
 		return nil, classifyReadOnly(ctx, err)
 	}
 	return release, nil
+}
+
+// checkTableFunctions refuses a statement whose syntax tree, as DuckDB's
+// parser serialises it without binding anything, calls a table function
+// allowedTableFunction does not list, or that DuckDB cannot serialise:
+// anything but SELECT statements (a PRAGMA too: its table-function forms,
+// such as pragma_version(), pass).
+func checkTableFunctions(ctx context.Context, c *sql.Conn, query string) error {
+	var tree string
+	if err := c.QueryRowContext(ctx, `SELECT json_serialize_sql(?::VARCHAR)::VARCHAR`, query).Scan(&tree); err != nil {
+		return fmt.Errorf("duckstore: serialise the statement: %w", err)
+	}
+	var root any
+	if err := json.Unmarshal([]byte(tree), &root); err != nil {
+		return fmt.Errorf("duckstore: serialised statement: %w", err)
+	}
+	if m, ok := root.(map[string]any); ok && m["error"] == true {
+		if m["error_type"] == "parser" {
+			return fmt.Errorf("%w: Parser Error: %v", ErrInvalidQuery, m["error_message"])
+		}
+		return fmt.Errorf("%w: only SELECT statements may run here (%v)", ErrRefused, m["error_message"])
+	}
+	var refused error
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if v["type"] == "TABLE_FUNCTION" {
+				f, _ := v["function"].(map[string]any)
+				name, _ := f["function_name"].(string)
+				if !allowedTableFunction(name) && refused == nil {
+					refused = fmt.Errorf("%w: the table function %s may not run here", ErrRefused, name)
+				}
+			}
+			for _, c := range v {
+				walk(c)
+			}
+		case []any:
+			for _, c := range v {
+				walk(c)
+			}
+		}
+	}
+	walk(root)
+	return refused
+}
+
+// allowedTableFunction lists the table functions a read-only statement may
+// call: generators, JSON and list unnesting, and DuckDB's catalog views
+// (duckdb_*, pragma_*), which only read. File readers are absent (the
+// sealed database refuses them anyway), and so is everything with an
+// effect beyond the statement.
+func allowedTableFunction(name string) bool {
+	switch strings.ToLower(name) {
+	case "range", "generate_series", "unnest", "repeat", "repeat_row", "json_each", "json_tree",
+		"summary", "test_all_types", "test_vector_types", "pg_timezone_names", "icu_calendar_names":
+		return true
+	}
+	n := strings.ToLower(name)
+	return strings.HasPrefix(n, "duckdb_") || strings.HasPrefix(n, "pragma_")
 }
 
 // classifyReadOnly wraps a DuckDB error in the sentinel that says whose

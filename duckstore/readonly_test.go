@@ -85,6 +85,14 @@ func TestReadOnlyQuery(t *testing.T) {
 		{`COMMIT; INSERT INTO data.t VALUES (9)`, duckstore.ErrRefused},
 		{`SELECT 1; INSERT INTO data.t VALUES (9)`, duckstore.ErrRefused},
 		{``, duckstore.ErrRefused},
+		{`SELECT * FROM enable_logging()`, duckstore.ErrRefused},
+		{`SELECT * FROM enable_logging(storage='file', storage_path='` + outside + `')`, duckstore.ErrRefused},
+		{`SELECT * FROM range(3), (SELECT * FROM enable_profiling())`, duckstore.ErrRefused},
+		{`SELECT 1 WHERE 1 IN (SELECT 1 FROM force_checkpoint())`, duckstore.ErrRefused},
+		{`SELECT * FROM checkpoint()`, duckstore.ErrRefused},
+		{`SELECT * FROM query('SELECT * FROM enable_logging()')`, duckstore.ErrRefused},
+		{`WITH x AS (SELECT * FROM json_execute_serialized_sql('{}')) SELECT * FROM x`, duckstore.ErrRefused},
+		{`PRAGMA enable_profiling`, duckstore.ErrRefused},
 		{`SELECT nextval('s')`, duckstore.ErrInvalidQuery},
 		{`SELEC 1`, duckstore.ErrInvalidQuery},
 		{`SELECT * FROM data.nope`, duckstore.ErrInvalidQuery},
@@ -99,6 +107,15 @@ func TestReadOnlyQuery(t *testing.T) {
 		}
 		if cerr := s.CheckReadOnly(t.Context(), c.query); !errors.Is(cerr, c.want) && !strings.HasPrefix(c.query, "SELECT 1/0") {
 			t.Errorf("CheckReadOnly(%s) = %v, want %v", c.query, cerr, c.want)
+		}
+	}
+	// Reading statements DuckDB rewrites, generators and the catalog
+	// functions pass.
+	for _, q := range []string{`SHOW ALL TABLES`, `DESCRIBE data.t`, `SUMMARIZE data.t`, `FROM range(2)`,
+		`SELECT * FROM duckdb_tables()`, `SELECT * FROM pragma_table_info('data.t')`, `SELECT unnest([1, 2])`,
+		`WITH a AS (SELECT x FROM data.t) SELECT * FROM a JOIN generate_series(0, 2) g ON a.x = g.generate_series`} {
+		if n := count(t, s, q); n == 0 {
+			t.Errorf("%s: no rows", q)
 		}
 	}
 	// Nothing above wrote: the table is as created and no file appeared.

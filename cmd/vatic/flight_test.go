@@ -293,6 +293,9 @@ func TestFlightSQL(t *testing.T) {
 			{`select * from read_csv('/etc/passwd')`, codes.PermissionDenied},
 			{`select * from read_text('` + filepath.Join(filepath.Dir(outside), "x") + `')`, codes.PermissionDenied},
 			{`commit; insert into data."store-sales" values ('2017-01-04', 1)`, codes.PermissionDenied},
+			{`select * from enable_logging(storage='file', storage_path='` + filepath.Dir(outside) + `')`, codes.PermissionDenied},
+			{`select * from checkpoint()`, codes.PermissionDenied},
+			{`select * from query('select 1')`, codes.PermissionDenied},
 			{`selec 1`, codes.InvalidArgument},
 			{`select * from data.nope`, codes.InvalidArgument},
 		} {
