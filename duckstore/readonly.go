@@ -29,7 +29,8 @@ var (
 // The guarantees of ReadOnlyQuery come from DuckDB, not from reading the
 // SQL text here:
 //
-//   - The statement runs on a connection of its own, inside BEGIN
+//   - The statement runs on a connection of its own (closed after, never
+//     pooled), inside BEGIN
 //     TRANSACTION READ ONLY, which DuckDB enforces for every write to the
 //     database (INSERT, CREATE, DROP, a sequence's nextval, …), and which
 //     sees the data committed when it began, never another transaction's
@@ -106,11 +107,11 @@ func (s *Store) readOnlyHeld(ctx context.Context, query string, run func(ctx con
 	}
 	release = func() {
 		// Ending the transaction with a fresh context: ctx may be why we
-		// stop. A connection whose rollback failed is not given back to
-		// the pool with a transaction open.
-		if _, err := c.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); err != nil {
-			_ = c.Raw(func(any) error { return driver.ErrBadConn })
-		}
+		// stop. The connection is then discarded, not pooled: whatever
+		// per-connection state the statement set (setseed's) must not
+		// reach the engine's next statement on it.
+		_, _ = c.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		_ = c.Raw(func(any) error { return driver.ErrBadConn })
 		_ = c.Close()
 	}
 	if _, err := c.ExecContext(ctx, "BEGIN TRANSACTION READ ONLY"); err != nil {
