@@ -2,10 +2,19 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -20,6 +29,7 @@ import (
 	fsql "github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -499,4 +509,82 @@ func TestFlightSQLClientGone(t *testing.T) {
 	if d := time.Since(start); d > 15*time.Second {
 		t.Errorf("shutdown took %v: a cancelled query kept running", d)
 	}
+}
+
+func TestParseServeFlight(t *testing.T) {
+	c, err := parseServe(nil, env(map[string]string{"VATIC_FLIGHT_ADDR": "127.0.0.1:8815", "VATIC_FLIGHT_MAX_ROWS": "10"}), io.Discard)
+	if err != nil || c.Flight.Addr != "127.0.0.1:8815" || c.Flight.MaxRows != 10 || c.Flight.MaxBytes != 4<<30 || c.Flight.QueryTimeout != 10*time.Minute {
+		t.Errorf("from the environment: %+v, %v", c.Flight, err)
+	}
+	if c, err := parseServe(nil, env(nil), io.Discard); err != nil || c.Flight.Addr != "" {
+		t.Errorf("default: Flight SQL on %q, %v; want off", c.Flight.Addr, err)
+	}
+	for _, args := range [][]string{
+		{"-flight-tls-cert", "cert.pem"},
+		{"-flight-tls-key", "key.pem"},
+		{"-flight-max-rows", "-1"},
+		{"-flight-query-timeout", "-1s"},
+	} {
+		if _, err := parseServe(args, env(nil), io.Discard); err == nil {
+			t.Errorf("parseServe(%q) accepted", args)
+		}
+	}
+}
+
+// With -flight-tls-cert/-key the server speaks TLS only.
+func TestFlightSQLTLS(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	pool := selfSigned(t, certFile, keyFile)
+	_, addr, stop := startServeWithFlight(t, "-flight-tls-cert", certFile, "-flight-tls-key", keyFile)
+	defer stop()
+	c, err := fsql.NewClient(addr, nil, nil, grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: pool, ServerName: "127.0.0.1"})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := bearer(t.Context(), flightKey)
+	if _, recs, err := query(ctx, c, `select 42 as x`, false); err != nil || rowCount(recs) != 1 {
+		t.Errorf("over TLS: %v", err)
+	}
+	plain := flightClient(t, addr)
+	_, _, err = query(ctx, plain, `select 42 as x`, false)
+	wantCode(t, "plain gRPC to a TLS server", err, codes.Unavailable)
+}
+
+// selfSigned writes a certificate for 127.0.0.1 and its key as PEM files
+// and returns a pool that trusts it.
+func selfSigned(t *testing.T, certFile, keyFile string) *x509.CertPool {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "vatic test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return pool
 }
