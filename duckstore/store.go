@@ -33,6 +33,14 @@ type Options struct {
 	MemoryLimit string
 	// Logger receives lifecycle messages; nil discards them.
 	Logger *slog.Logger
+	// NoExternalAccess closes DuckDB to everything outside its database
+	// (enable_external_access = false): no file or URL readers such as
+	// read_csv, no COPY, ATTACH, INSTALL or LOAD, for the whole life of the
+	// database. Vatic's own statements need none of these; the server sets
+	// it so that statements from Flight SQL clients (ReadOnlyQuery) cannot
+	// reach the file system either. `vatic sql` and the benchmarks that
+	// compare against DuckDB's own readers leave it off.
+	NoExternalAccess bool
 }
 
 // Store is one DuckDB database. All methods are safe for concurrent use.
@@ -41,6 +49,9 @@ type Store struct {
 	conn *duckdb.Connector
 	log  *slog.Logger
 	path string
+	// sealed records NoExternalAccess: ReadOnlyQuery refuses to run
+	// without it.
+	sealed bool
 }
 
 // Open opens (creating if needed) the database file at path; "" opens an
@@ -56,6 +67,11 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	if opts.MemoryLimit != "" {
 		settings = append(settings, "SET memory_limit = '"+strings.ReplaceAll(opts.MemoryLimit, "'", "''")+"'")
+	}
+	if opts.NoExternalAccess {
+		// Once off, DuckDB refuses to turn it back on while the database
+		// is open; each new connection repeats the (idempotent) setting.
+		settings = append(settings, "SET enable_external_access = false")
 	}
 	c, err := duckdb.NewConnector(path, func(execer driver.ExecerContext) error {
 		for _, s := range settings {
@@ -73,7 +89,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("duckstore: open %s: %w", path, err)
 	}
-	return &Store{db: db, conn: c, log: log, path: path}, nil
+	return &Store{db: db, conn: c, log: log, path: path, sealed: opts.NoExternalAccess}, nil
 }
 
 // Close checkpoints the database (a file-backed one) and closes it.

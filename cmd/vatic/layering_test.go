@@ -33,6 +33,7 @@ var allowed = map[string][]string{
 	"remote":            {"engine"},
 	"remote/remotetest": {"remote"},
 	"webhook":           {"engine"},
+	"flightsql":         {"columnar"},
 	// wiring and tools
 	"bench":     {"stats", "stats/forecast"},
 	"cmd/bench": {"bench"},

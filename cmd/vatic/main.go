@@ -1,6 +1,7 @@
 // Command vatic is the Vatic server: `vatic serve` answers the Nexosis API
-// v1 over HTTP on one embedded DuckDB file; `vatic sql` runs statements on
-// that file while the server is stopped.
+// v1 over HTTP on one embedded DuckDB file (and, with -flight-addr,
+// read-only Arrow Flight SQL over it); `vatic sql` runs statements on that
+// file while the server is stopped.
 package main
 
 import (

@@ -92,6 +92,7 @@ type serveConfig struct {
 	Sessions      sessionConfig
 	Import        importConfig
 	MaxRestarts   int
+	Flight        flightConfig
 	// ready, when set, receives the listening address (tests use :0);
 	// metricsReady the metrics listener's.
 	ready, metricsReady func(addr string)
@@ -132,6 +133,12 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	fs.TextVar(&c.Compat, "compat", api.CompatSpec, "spelling `mode`: spec, or original to emit the original service's spellings where the specification renamed a value (import type s3/azure, callbackUrl omitted when none, 404 itemType model, import columns echoing the request)")
 	fs.StringVar(&c.DebugAddr, "debug-addr", "", "if set, serve Go's /debug/pprof profiles and the Prometheus /metrics on this separate address (keep it private)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "if set, serve the Prometheus /metrics (requests, jobs, rows, database size, Go runtime) on this separate address, without a key")
+	fs.StringVar(&c.Flight.Addr, "flight-addr", "", "if set, serve Arrow Flight SQL (read-only SQL over the live database, with the API keys) on this address, e.g. 127.0.0.1:8815")
+	fs.StringVar(&c.Flight.TLSCert, "flight-tls-cert", "", "PEM certificate file for Flight SQL over TLS (with -flight-tls-key; default: plain gRPC)")
+	fs.StringVar(&c.Flight.TLSKey, "flight-tls-key", "", "PEM private key file of -flight-tls-cert")
+	fs.DurationVar(&c.Flight.QueryTimeout, "flight-query-timeout", 10*time.Minute, "longest time one Flight SQL statement may take, from its start to its last batch sent (0: no limit)")
+	fs.Int64Var(&c.Flight.MaxRows, "flight-max-rows", 0, "most rows one Flight SQL answer may stream; past it the stream ends with RESOURCE_EXHAUSTED (0: no cap)")
+	fs.Int64Var(&c.Flight.MaxBytes, "flight-max-bytes", 4<<30, "most bytes (Arrow buffers) one Flight SQL answer may stream; past it the stream ends with RESOURCE_EXHAUSTED (0: no cap)")
 	fs.DurationVar(&c.Conn.IdleTimeout, "idle-timeout", 2*time.Minute, "close a keep-alive connection that sends no request for this long")
 	fs.DurationVar(&c.Conn.ReadHeaderTimeout, "read-header-timeout", 10*time.Second, "close a connection whose request headers take longer than this to arrive")
 	fs.DurationVar(&c.Conn.BodyIdleTimeout, "body-idle-timeout", 60*time.Second, "abort a request whose body sends nothing for this long: it answers 408 and changes nothing")
@@ -176,6 +183,13 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	if c.Sessions.MaxForecastBuckets <= 0 {
 		return c, errors.New("-max-forecast-buckets must be positive")
 	}
+	if (c.Flight.TLSCert == "") != (c.Flight.TLSKey == "") {
+		return c, errors.New("-flight-tls-cert and -flight-tls-key go together")
+	}
+	if c.Flight.QueryTimeout < 0 || c.Flight.MaxRows < 0 || c.Flight.MaxBytes < 0 {
+		return c, errors.New("-flight-query-timeout, -flight-max-rows and -flight-max-bytes must not be negative")
+	}
+	c.Flight.shutdownDeadline = c.ShutdownGrace
 	if c.Import.Workers <= 0 || c.Import.Timeout <= 0 || c.Import.IdleTimeout <= 0 || c.Import.MaxBytes <= 0 {
 		return c, errors.New("-import-workers, -import-timeout, -import-idle-timeout and -import-max-bytes must be positive")
 	}
@@ -219,7 +233,9 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 		return err
 	}
 	dbPath := filepath.Join(c.DataDir, "vatic.duckdb")
-	store, err := duckstore.Open(ctx, dbPath, duckstore.Options{Threads: c.Threads, MemoryLimit: c.MemoryLimit, Logger: log})
+	// The server's statements never read files through DuckDB, and Flight
+	// SQL clients' must not: the database is closed to the file system.
+	store, err := duckstore.Open(ctx, dbPath, duckstore.Options{Threads: c.Threads, MemoryLimit: c.MemoryLimit, Logger: log, NoExternalAccess: true})
 	if err != nil {
 		return err
 	}
@@ -308,6 +324,13 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 		if c.metricsReady != nil {
 			c.metricsReady(addr)
 		}
+	}
+	if c.Flight.Addr != "" {
+		stopFlight, err := startFlight(c.Flight, store, keys, log)
+		if err != nil {
+			return err
+		}
+		defer stopFlight()
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
