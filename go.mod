@@ -24,6 +24,7 @@ require (
 	github.com/rickar/cal/v2 v2.1.13
 	golang.org/x/net v0.62.0
 	gonum.org/v1/gonum v0.17.0
+	google.golang.org/grpc v1.83.2
 )
 
 require (
@@ -76,7 +77,6 @@ require (
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/tools v0.51.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
-	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 	gopkg.in/ini.v1 v1.67.3 // indirect
 	honnef.co/go/tools v0.8.2 // indirect
