@@ -55,7 +55,9 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 	case mediaParquet:
 		src = &bodyPredictSource{s.engine.NewPredictBody(body, engine.PredictParquetBody, predictBatchRows), query}
 	default:
-		src = newJSONPredictSource(engine.LimitJSONDepth(body), query, s.engine.MaxColumns())
+		ahead := newAheadReader(engine.LimitJSONDepth(body))
+		src = newJSONPredictSource(ahead, query, s.engine.MaxColumns())
+		defer ahead.close()
 	}
 	defer src.close()
 	// The first batch is read before the model is looked up: a body that
@@ -141,6 +143,77 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 	}
 	bw.Write(tail)
 	return bw.Flush()
+}
+
+// aheadReader reads r in a goroutine, a few chunks ahead of its reader,
+// so that receiving a JSON body (and checking its depth) runs beside
+// decoding it, which is the one thing of a JSON predict that is not done
+// in parallel. close must be called before the handler returns: it waits
+// for the goroutine, which must not read the request body after that.
+type aheadReader struct {
+	chunks chan aheadChunk
+	free   chan []byte
+	done   chan struct{}
+	exited chan struct{}
+	cur    aheadChunk
+	off    int
+}
+
+type aheadChunk struct {
+	b   []byte
+	err error
+}
+
+func newAheadReader(r io.Reader) *aheadReader {
+	const chunks, size = 4, 256 << 10
+	a := &aheadReader{chunks: make(chan aheadChunk, chunks), free: make(chan []byte, chunks),
+		done: make(chan struct{}), exited: make(chan struct{})}
+	for range chunks {
+		a.free <- make([]byte, size)
+	}
+	go func() {
+		defer close(a.exited)
+		for {
+			var buf []byte
+			select {
+			case buf = <-a.free:
+			case <-a.done:
+				return
+			}
+			select {
+			case <-a.done:
+				return
+			default:
+			}
+			n, err := r.Read(buf)
+			a.chunks <- aheadChunk{buf[:n], err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return a
+}
+
+func (a *aheadReader) Read(p []byte) (int, error) {
+	for a.off == len(a.cur.b) {
+		if a.cur.err != nil {
+			return 0, a.cur.err
+		}
+		if a.cur.b != nil {
+			a.free <- a.cur.b[:cap(a.cur.b)]
+		}
+		a.cur, a.off = <-a.chunks, 0
+	}
+	n := copy(p, a.cur.b[a.off:])
+	a.off += n
+	return n, nil
+}
+
+// close stops the goroutine and waits for it.
+func (a *aheadReader) close() {
+	close(a.done)
+	<-a.exited
 }
 
 // predictParams are a predict request's parameters as text: from the
