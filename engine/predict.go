@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -116,7 +117,7 @@ func (e *Engine) PredictStream(ctx context.Context, id string, src PredictSource
 	if err != nil {
 		return nil, err
 	}
-	used, err := e.countPredictions(ctx)
+	used, err := e.predictions.get(ctx, e.countPredictions)
 	if err != nil {
 		return nil, err
 	}
@@ -236,11 +237,41 @@ func (e *Engine) PredictStream(ctx context.Context, id string, src PredictSource
 	if err := e.touchModel(ctx, m.ID, e.now(), p.rows); err != nil {
 		return nil, err
 	}
+	e.predictions.add(p.rows)
 	now := e.now()
 	m.LastUsed = &now
 	ok = true
 	schema := p.schema(opts.IncludeClassScores)
 	return &PredictOutput{Model: m, Messages: []Message{}, schema: schema, echoed: len(p.echo), spool: sp, text: text, texts: ts}, nil
+}
+
+// predictionCount caches the count of predictions made: a predict
+// request checks its quota against it without a query.
+type predictionCount struct {
+	mu    sync.Mutex
+	n     int64
+	known bool
+}
+
+// get returns the count, read with count the first time.
+func (c *predictionCount) get(ctx context.Context, count func(context.Context) (int64, error)) (int64, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.known {
+		n, err := count(ctx)
+		if err != nil {
+			return 0, err
+		}
+		c.n, c.known = n, true
+	}
+	return c.n, nil
+}
+
+// add counts n more predictions, committed to the store.
+func (c *predictionCount) add(n int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n += n
 }
 
 // MaxColumns is the most columns a dataset, and so a predict body, may

@@ -188,3 +188,32 @@ func TestTextSpool(t *testing.T) {
 		t.Errorf("replayed %d batches (%v), want 4", i, err)
 	}
 }
+
+// The prediction count a request checks its quota against is kept in
+// memory: it counts every committed prediction, and an engine reopened on
+// the same store starts from the stored count.
+func TestPredictionCountCached(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options{Allotments: Allotments{Predictions: 5}}
+	e, closeEngine := openEngineAt(t, dir, opts)
+	e.putTestCSV(t, "lin", linearCSV(300))
+	s, err := e.CreateSession(t.Context(), regressionRequest("lin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := e.waitSession(t, s.ID).ModelID
+	rows := [][]string{{"1", "2"}, {"3", "4"}}
+	for i, want := range []bool{true, true, false} { // 2, 4, then 6 > 5
+		if _, err := e.predictText(t.Context(), id, []string{"a", "b"}, rows); (err == nil) != want {
+			t.Fatalf("predict %d = %v, want success %v", i, err, want)
+		}
+	}
+	if u, err := e.Usage(t.Context()); err != nil || u.Predictions != 4 {
+		t.Errorf("usage = %+v, %v; want 4 predictions", u, err)
+	}
+	closeEngine()
+	e, _ = openEngineAt(t, dir, opts)
+	if _, err := e.predictText(t.Context(), id, []string{"a", "b"}, rows); err == nil || !strings.Contains(err.Error(), "1 Predictions left") {
+		t.Errorf("predict after a restart = %v, want 1 prediction left", err)
+	}
+}
