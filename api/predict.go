@@ -771,7 +771,7 @@ func (t *textRows) Lead() int {
 	return 0
 }
 
-func (t *textRows) Rows(dst []byte, marks, ends []int, rec arrow.RecordBatch, echoed int) ([]byte, []int, []int) {
+func (t *textRows) Rows(dst []byte, marks, cuts, ends []int, rec arrow.RecordBatch, echoed int) ([]byte, []int, []int, []int) {
 	c, _ := t.cells.Get().(*batchCells)
 	if c == nil {
 		c = &batchCells{}
@@ -820,6 +820,9 @@ func (t *textRows) Rows(dst []byte, marks, ends []int, rec arrow.RecordBatch, ec
 			if j == echoed {
 				marks = append(marks, len(dst))
 			}
+			if j == echoed+1 {
+				cuts = append(cuts, len(dst))
+			}
 			if j > 0 {
 				dst = append(dst, ',')
 			}
@@ -862,6 +865,9 @@ func (t *textRows) Rows(dst []byte, marks, ends []int, rec arrow.RecordBatch, ec
 				dst = append(dst, c.bufs[j][start:c.ends[j][i]]...)
 			}
 		}
+		if ncol == echoed+1 {
+			cuts = append(cuts, len(dst))
+		}
 		if t.json {
 			dst = append(dst, '}')
 		} else {
@@ -871,7 +877,7 @@ func (t *textRows) Rows(dst []byte, marks, ends []int, rec arrow.RecordBatch, ec
 	}
 	clear(c.strs)
 	clear(c.nums)
-	return dst, marks, ends
+	return dst, marks, cuts, ends
 }
 
 // hasSpecial reports whether data holds a byte that needs escaping or

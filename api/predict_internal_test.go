@@ -152,7 +152,7 @@ func TestTextRowsCells(t *testing.T) {
 		a.Release()
 	}
 	for _, tr := range []*textRows{csvAnswer, jsonAnswer} {
-		data, marks, ends := tr.Rows(nil, nil, nil, rec, 2)
+		data, marks, cuts, ends := tr.Rows(nil, nil, nil, nil, rec, 2)
 		for i := range 6 {
 			var want []byte
 			if tr.json {
@@ -195,6 +195,10 @@ func TestTextRowsCells(t *testing.T) {
 			start := 0
 			if i > 0 {
 				start = ends[i-1]
+			}
+			// One prediction column: the cut is at the closing byte.
+			if cuts[i] != ends[i]-1 {
+				t.Errorf("json %v row %d: cut at %d, want %d", tr.json, i, cuts[i]-start, ends[i]-1-start)
 			}
 			if got := string(data[start:ends[i]]); got != string(want) || marks[i]-start != mark {
 				t.Errorf("json %v row %d = %q (mark %d), want %q (mark %d)", tr.json, i, got, marks[i]-start, want, mark)

@@ -71,9 +71,12 @@ const predictSpoolMemory = 8 << 20
 type PredictText interface {
 	// Rows appends the rows of rec to dst: its first echoed columns echo
 	// the input, the others are the prediction. Every row starts with a
-	// separator of Lead bytes. For row i it appends to marks where its
-	// echoed cells end and to ends where the row ends (offsets in dst).
-	Rows(dst []byte, marks, ends []int, rec arrow.RecordBatch, echoed int) ([]byte, []int, []int)
+	// separator of Lead bytes and ends with one closing byte. For row i
+	// it appends to marks where its echoed cells end, to cuts where the
+	// cells after the first prediction column start (a classifier's class
+	// scores, left out, up to the closing byte, when not asked for) and
+	// to ends where the row ends (offsets in dst).
+	Rows(dst []byte, marks, cuts, ends []int, rec arrow.RecordBatch, echoed int) ([]byte, []int, []int, []int)
 	// Missing renders as nulls the echoed columns fields[had:], which a
 	// batch rendered with had echoed columns lacks because later rows
 	// brought them: the bytes inserted at each of its rows' marks.
@@ -242,7 +245,10 @@ func (e *Engine) PredictStream(ctx context.Context, id string, src PredictSource
 	m.LastUsed = &now
 	ok = true
 	schema := p.schema(opts.IncludeClassScores)
-	return &PredictOutput{Model: m, Messages: []Message{}, schema: schema, echoed: len(p.echo), spool: sp, text: text, texts: ts}, nil
+	// Batches are rendered with every class score: whether the answer
+	// has them may be known only now (a JSON body's extraParameters).
+	cut := lm.classifier != nil && !opts.IncludeClassScores
+	return &PredictOutput{Model: m, Messages: []Message{}, schema: schema, echoed: len(p.echo), spool: sp, text: text, texts: ts, cut: cut}, nil
 }
 
 // predictionCount caches the count of predictions made: a predict
@@ -808,6 +814,7 @@ type PredictOutput struct {
 	next     int
 	text     PredictText // nil: the answer is Arrow batches
 	texts    *textSpool
+	cut      bool // leave out the rendered class scores
 }
 
 // Schema is the answer's schema: the echoed input columns, in first-seen
@@ -859,13 +866,13 @@ func (o *PredictOutput) WriteRows(w io.Writer) error {
 	missing := map[int][]byte{} // by how many echoed columns a batch has
 	skip := o.text.Lead()
 	return o.texts.replay(func(b *textBatch) error {
-		data, marks, ends := b.data, b.marks, b.ends
+		data, marks, cuts, ends := b.data, b.marks, b.cuts, b.ends
 		if len(ends) == 0 {
 			return nil
 		}
 		start := skip
 		skip = 0
-		if b.echoed == o.echoed {
+		if b.echoed == o.echoed && !o.cut {
 			_, err := w.Write(data[start:ends[len(ends)-1]])
 			return err
 		}
@@ -884,7 +891,17 @@ func (o *PredictOutput) WriteRows(w io.Writer) error {
 			if _, err := w.Write(ins); err != nil {
 				return err
 			}
-			if _, err := w.Write(data[marks[i]:end]); err != nil {
+			if !o.cut {
+				if _, err := w.Write(data[marks[i]:end]); err != nil {
+					return err
+				}
+				continue
+			}
+			// Up to the first prediction cell, then the closing byte.
+			if _, err := w.Write(data[marks[i]:cuts[i]]); err != nil {
+				return err
+			}
+			if _, err := w.Write(data[end-1 : end]); err != nil {
 				return err
 			}
 		}

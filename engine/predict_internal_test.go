@@ -164,8 +164,8 @@ func TestTextSpool(t *testing.T) {
 	var want []textBatch
 	for i := range 4 {
 		b := textBatch{echoed: i, data: fmt.Appendf(nil, "a%d|p%d\nb%d|q%d\n", i, i, i, i)}
-		b.marks, b.ends = []int{2, 9}, []int{6, 12}
-		want = append(want, textBatch{echoed: b.echoed, data: bytes.Clone(b.data), marks: b.marks, ends: b.ends})
+		b.marks, b.cuts, b.ends = []int{2, 9}, []int{5, 11}, []int{6, 12}
+		want = append(want, textBatch{echoed: b.echoed, data: bytes.Clone(b.data), marks: b.marks, cuts: b.cuts, ends: b.ends})
 		if err := sp.add(&b); err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +178,7 @@ func TestTextSpool(t *testing.T) {
 	}
 	i := 0
 	err := sp.replay(func(b *textBatch) error {
-		if w := want[i]; string(b.data) != string(w.data) || b.echoed != w.echoed || !slices.Equal(b.marks, w.marks) || !slices.Equal(b.ends, w.ends) {
+		if w := want[i]; string(b.data) != string(w.data) || b.echoed != w.echoed || !slices.Equal(b.marks, w.marks) || !slices.Equal(b.cuts, w.cuts) || !slices.Equal(b.ends, w.ends) {
 			t.Errorf("batch %d = %+v, want %+v", i, *b, w)
 		}
 		i++

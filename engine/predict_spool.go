@@ -138,9 +138,9 @@ func recordBytes(rec arrow.RecordBatch) int {
 
 // textBatch is one batch of a text answer as PredictText.Rows rendered it.
 type textBatch struct {
-	data        []byte
-	marks, ends []int
-	echoed      int
+	data              []byte
+	marks, cuts, ends []int
+	echoed            int
 }
 
 // textBufs recycles the byte buffers of text batches that went to the
@@ -155,14 +155,14 @@ func renderText(t PredictText, rec arrow.RecordBatch, echoed int) *textBatch {
 	}
 	n := int(rec.NumRows())
 	b := &textBatch{echoed: echoed}
-	b.data, b.marks, b.ends = t.Rows(dst, make([]int, 0, n), make([]int, 0, n), rec, echoed)
+	b.data, b.marks, b.cuts, b.ends = t.Rows(dst, make([]int, 0, n), make([]int, 0, n), make([]int, 0, n), rec, echoed)
 	return b
 }
 
 // textSpool keeps a text answer's batches until every row has been
 // scored, as predictSpool keeps Arrow batches: in memory up to limit
 // bytes, then in an unlinked temporary file, each batch as a header (rows,
-// echoed columns, data bytes), its marks and ends, and its data.
+// echoed columns, data bytes), its marks, cuts and ends, and its data.
 type textSpool struct {
 	dir      string
 	limit    int
@@ -193,6 +193,9 @@ func (s *textSpool) add(b *textBatch) error {
 	h = binary.LittleEndian.AppendUint64(h, uint64(len(b.data)))
 	for _, m := range b.marks {
 		h = binary.LittleEndian.AppendUint64(h, uint64(m))
+	}
+	for _, c := range b.cuts {
+		h = binary.LittleEndian.AppendUint64(h, uint64(c))
 	}
 	for _, e := range b.ends {
 		h = binary.LittleEndian.AppendUint64(h, uint64(e))
@@ -243,13 +246,20 @@ func (s *textSpool) replay(f func(*textBatch) error) error {
 				return err
 			}
 		}
-		b.marks, b.ends, b.echoed = b.marks[:0], b.ends[:0], h[1]
+		b.marks, b.cuts, b.ends, b.echoed = b.marks[:0], b.cuts[:0], b.ends[:0], h[1]
 		for range h[0] {
 			m, err := u64()
 			if err != nil {
 				return err
 			}
 			b.marks = append(b.marks, m)
+		}
+		for range h[0] {
+			c, err := u64()
+			if err != nil {
+				return err
+			}
+			b.cuts = append(b.cuts, c)
 		}
 		for range h[0] {
 			e, err := u64()
