@@ -1,13 +1,16 @@
 package api
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -52,7 +55,9 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 	case mediaParquet:
 		src = &bodyPredictSource{s.engine.NewPredictBody(body, engine.PredictParquetBody, predictBatchRows), query}
 	default:
-		src = newJSONPredictSource(engine.LimitJSONDepth(body), query, s.engine.MaxColumns())
+		ahead := newAheadReader(engine.LimitJSONDepth(body))
+		src = newJSONPredictSource(ahead, query, s.engine.MaxColumns())
+		defer ahead.close()
 	}
 	defer src.close()
 	// The first batch is read before the model is looked up: a body that
@@ -61,8 +66,19 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 	if err != nil && err != io.EOF {
 		return err
 	}
+	// JSON and CSV answers are rendered by the engine as it scores each
+	// batch; Arrow IPC and Parquet answers are written from its batches.
+	f := acceptedFormat(r)
+	var text engine.PredictText
+	switch f {
+	case formatCSV:
+		text = csvAnswer
+	case formatArrow, formatParquet:
+	default:
+		text = jsonAnswer
+	}
 	ahead := &readAhead{PredictSource: src, first: first, err: err, pending: true}
-	out, err := s.engine.PredictStream(r.Context(), p.ByName("id"), ahead)
+	out, err := s.engine.PredictStream(r.Context(), p.ByName("id"), ahead, text)
 	if ahead.pending && first.Rec != nil {
 		// The engine refused the request before it took the batch.
 		first.Rec.Release()
@@ -71,48 +87,133 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 		return err
 	}
 	defer out.Close()
-	var bw answerWriter
-	switch f := acceptedFormat(r); f {
-	case formatCSV:
-		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-		bw = newCSVBatchWriter(w, out.Schema(), out.Echoed())
-	case formatArrow, formatParquet:
+	if text == nil {
 		w.Header().Set("Content-Type", f.mediaType())
-		if bw, err = newBatchWriter(w, f, out.Schema()); err != nil {
+		bw, err := newBatchWriter(w, f, out.Schema())
+		if err != nil {
 			return err
 		}
-	default:
+		for {
+			rec, err := out.Next()
+			if err == io.EOF {
+				return bw.Close()
+			}
+			if err != nil {
+				return err
+			}
+			err = bw.Write(rec)
+			rec.Release()
+			if err != nil {
+				return err
+			}
+		}
+	}
+	var head, tail []byte
+	if f == formatCSV {
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		for j, f := range out.Schema().Fields() {
+			if j > 0 {
+				head = append(head, ',')
+			}
+			head = appendCSVCell(head, []byte(f.Name))
+		}
+		head = append(head, '\n')
+	} else {
 		mj := toModelJSON(baseURL(r), out.Model, false)
 		mj.Columns, mj.Links = nil, []link{}
 		msgs := make([]message, len(out.Messages))
 		for i, m := range out.Messages {
 			msgs[i] = message{m.Severity, m.Text}
 		}
-		tail, err := jsonMarshal(struct {
+		if tail, err = jsonMarshal(struct {
 			Messages []message `json:"messages"`
 			modelJSON
-		}{msgs, mj})
-		if err != nil {
+		}{msgs, mj}); err != nil {
 			return err
 		}
-		tail[0] = ','
+		// {"data":[rows], then the model's properties.
+		head, tail = []byte(`{"data":[`), append([]byte{']', ','}, tail[1:]...)
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		bw = newJSONBatchWriter(w, out.Schema(), tail, out.Echoed())
 	}
-	for {
-		rec, err := out.Next()
-		if err == io.EOF {
-			return bw.Close()
-		}
-		if err != nil {
-			return err
-		}
-		err = bw.Write(rec)
-		rec.Release()
-		if err != nil {
-			return err
-		}
+	// A bufio.Writer's error sticks: Flush reports a failed Write.
+	bw := bufio.NewWriterSize(w, 256<<10)
+	bw.Write(head)
+	if err := out.WriteRows(bw); err != nil {
+		return err
 	}
+	bw.Write(tail)
+	return bw.Flush()
+}
+
+// aheadReader reads r in a goroutine, a few chunks ahead of its reader,
+// so that receiving a JSON body (and checking its depth) runs beside
+// decoding it, which is the one thing of a JSON predict that is not done
+// in parallel. close must be called before the handler returns: it waits
+// for the goroutine, which must not read the request body after that.
+type aheadReader struct {
+	chunks chan aheadChunk
+	free   chan []byte
+	done   chan struct{}
+	exited chan struct{}
+	cur    aheadChunk
+	off    int
+}
+
+type aheadChunk struct {
+	b   []byte
+	err error
+}
+
+func newAheadReader(r io.Reader) *aheadReader {
+	const chunks, size = 4, 256 << 10
+	a := &aheadReader{chunks: make(chan aheadChunk, chunks), free: make(chan []byte, chunks),
+		done: make(chan struct{}), exited: make(chan struct{})}
+	for range chunks {
+		a.free <- make([]byte, size)
+	}
+	go func() {
+		defer close(a.exited)
+		for {
+			var buf []byte
+			select {
+			case buf = <-a.free:
+			case <-a.done:
+				return
+			}
+			select {
+			case <-a.done:
+				return
+			default:
+			}
+			n, err := r.Read(buf)
+			a.chunks <- aheadChunk{buf[:n], err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return a
+}
+
+func (a *aheadReader) Read(p []byte) (int, error) {
+	for a.off == len(a.cur.b) {
+		if a.cur.err != nil {
+			return 0, a.cur.err
+		}
+		if a.cur.b != nil {
+			a.free <- a.cur.b[:cap(a.cur.b)]
+		}
+		a.cur, a.off = <-a.chunks, 0
+	}
+	n := copy(p, a.cur.b[a.off:])
+	a.off += n
+	return n, nil
+}
+
+// close stops the goroutine and waits for it.
+func (a *aheadReader) close() {
+	close(a.done)
+	<-a.exited
 }
 
 // predictParams are a predict request's parameters as text: from the
@@ -553,14 +654,6 @@ func (j *jsonPredictSource) batch() engine.PredictBatch {
 	return engine.PredictBatch{Rec: rec, Literal: lits}
 }
 
-// answerWriter writes an answer's Arrow batches in one format; Close ends
-// the document. JSON and CSV have theirs here; Arrow IPC and Parquet are
-// the rows endpoints' batchWriter.
-type answerWriter interface {
-	Write(rec arrow.RecordBatch) error
-	Close() error
-}
-
 // renderCell appends value i of a typed array (neither utf8 nor float64,
 // which columnCells renders itself) as the answer shows it; "" for null.
 func renderCell(dst []byte, arr arrow.Array, i int) []byte {
@@ -622,130 +715,202 @@ func columnCells(buf []byte, ends []int, arr arrow.Array, echo bool, quote func(
 	return buf, ends
 }
 
-// rowsWriter interleaves the columns rendered column-wise into rows.
-type rowsWriter struct {
-	w      io.Writer
-	bufs   [][]byte
-	ends   [][]int
-	out    []byte
-	err    error
-	quote  func(dst []byte, s []byte) []byte
-	echoed int // the first echoed columns echo the input
+// textRows renders predict answers for the engine (engine.PredictText):
+// JSON row objects ({"column": "text", …}) or CSV lines, quoted as
+// encoding/csv quotes. Text cells that need no escaping or quoting (the
+// usual echo of a number's text) and predictions are written straight
+// into the rows; any other column is rendered column-wise first
+// (columnCells), then its cells are copied into the rows.
+type textRows struct {
+	json  bool
+	quote func(dst []byte, s []byte) []byte
+	// special marks the bytes that make a text cell need escaping (JSON)
+	// or quoting (CSV) wherever they are.
+	special *[256]bool
+	cells   sync.Pool // *batchCells, one per batch being rendered
 }
 
-func (rw *rowsWriter) render(rec arrow.RecordBatch) {
-	n := int(rec.NumCols())
-	if len(rw.bufs) < n {
-		rw.bufs, rw.ends = make([][]byte, n), make([][]int, n)
+var (
+	jsonAnswer = &textRows{json: true, quote: appendJSONBytes, special: byteSet(func(c byte) bool { return c < 0x20 || c == '"' || c == '\\' })}
+	csvAnswer  = &textRows{quote: appendCSVCell, special: byteSet(func(c byte) bool { return c == '\n' || c == '\r' || c == '"' || c == ',' })}
+)
+
+func byteSet(in func(byte) bool) *[256]bool {
+	var set [256]bool
+	for c := range set {
+		set[c] = in(byte(c))
 	}
-	for j := range n {
-		rw.bufs[j], rw.ends[j] = columnCells(rw.bufs[j][:0], rw.ends[j][:0], rec.Column(j), j < rw.echoed, rw.quote)
+	return &set
+}
+
+// How textRows.Rows writes a column's cells.
+const (
+	cellsRendered = iota // copied from columnCells' rendering
+	cellsPlain           // utf8 with no special byte: copied from the array
+	cellsNumber          // a float64 prediction: formatted in place
+)
+
+// batchCells is the rendering state of one batch.
+type batchCells struct {
+	kinds []int
+	strs  []*array.String
+	nums  []*array.Float64
+	keys  [][]byte
+	// The cells of rendered columns: cell i of column j is
+	// bufs[j][ends[j][i-1]:ends[j][i]].
+	bufs [][]byte
+	ends [][]int
+}
+
+// Lead is the comma before every JSON row object but the first; CSV
+// lines end with their line break instead.
+func (t *textRows) Lead() int {
+	if t.json {
+		return 1
 	}
+	return 0
 }
 
-// appendCell appends row i of column j, as render left it, to the output.
-func (rw *rowsWriter) appendCell(j, i int) {
-	start := 0
-	if i > 0 {
-		start = rw.ends[j][i-1]
+func (t *textRows) Rows(dst []byte, marks, cuts, ends []int, rec arrow.RecordBatch, echoed int) ([]byte, []int, []int, []int) {
+	c, _ := t.cells.Get().(*batchCells)
+	if c == nil {
+		c = &batchCells{}
 	}
-	rw.out = append(rw.out, rw.bufs[j][start:rw.ends[j][i]]...)
-}
-
-func (rw *rowsWriter) flush(force bool) {
-	if rw.err == nil && (force || len(rw.out) >= 256<<10) {
-		_, rw.err = rw.w.Write(rw.out)
-		rw.out = rw.out[:0]
+	defer t.cells.Put(c)
+	ncol, n := int(rec.NumCols()), int(rec.NumRows())
+	if len(c.bufs) < ncol {
+		c.kinds, c.strs, c.nums = make([]int, ncol), make([]*array.String, ncol), make([]*array.Float64, ncol)
+		c.bufs, c.ends = make([][]byte, ncol), make([][]int, ncol)
 	}
-}
-
-// jsonBatchWriter writes {"data":[{column: "text", …}, …] then tail (the
-// rest of the object, from its leading comma).
-type jsonBatchWriter struct {
-	rowsWriter
-	keys  [][]byte // "name": per column
-	tail  []byte
-	first bool
-}
-
-func newJSONBatchWriter(w io.Writer, schema *arrow.Schema, tail []byte, echoed int) *jsonBatchWriter {
-	jw := &jsonBatchWriter{rowsWriter: rowsWriter{w: w, quote: appendJSONBytes, echoed: echoed}, tail: tail, first: true}
-	for _, f := range schema.Fields() {
-		jw.keys = append(jw.keys, append(appendJSONString(nil, f.Name), ':'))
-	}
-	jw.out = append(jw.out, `{"data":[`...)
-	return jw
-}
-
-func (jw *jsonBatchWriter) Write(rec arrow.RecordBatch) error {
-	jw.render(rec)
-	for i := range int(rec.NumRows()) {
-		if jw.first {
-			jw.out = append(jw.out, '{')
-			jw.first = false
-		} else {
-			jw.out = append(jw.out, ',', '{')
-		}
-		for j, key := range jw.keys {
-			if j > 0 {
-				jw.out = append(jw.out, ',')
+	size := 0
+	for j := range ncol {
+		c.kinds[j] = cellsRendered
+		switch a := rec.Column(j).(type) {
+		case *array.String:
+			if data := a.ValueBytes(); !t.hasSpecial(data) {
+				c.kinds[j], c.strs[j] = cellsPlain, a
+				size += len(data) + 3*n
+				continue
 			}
-			jw.out = append(jw.out, key...)
-			jw.appendCell(j, i)
+		case *array.Float64:
+			if j >= echoed {
+				c.kinds[j], c.nums[j] = cellsNumber, a
+				size += 26 * n
+				continue
+			}
 		}
-		jw.out = append(jw.out, '}')
-		jw.flush(false)
+		c.bufs[j], c.ends[j] = columnCells(c.bufs[j][:0], c.ends[j][:0], rec.Column(j), j < echoed, t.quote)
+		size += len(c.bufs[j]) + n
 	}
-	return jw.err
+	c.keys = c.keys[:0]
+	if t.json {
+		for _, f := range rec.Schema().Fields() {
+			k := append(appendJSONString(nil, f.Name), ':')
+			c.keys = append(c.keys, k)
+			size += len(k) * n
+		}
+	}
+	null := t.quote(nil, nil)
+	dst = slices.Grow(dst, size+3*n)
+	for i := range n {
+		if t.json {
+			dst = append(dst, ',', '{')
+		}
+		for j := range ncol {
+			if j == echoed {
+				marks = append(marks, len(dst))
+			}
+			if j == echoed+1 {
+				cuts = append(cuts, len(dst))
+			}
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			if t.json {
+				dst = append(dst, c.keys[j]...)
+			}
+			switch c.kinds[j] {
+			case cellsPlain:
+				a := c.strs[j]
+				switch {
+				case a.IsNull(i):
+					dst = append(dst, null...)
+				case t.json:
+					dst = append(append(append(dst, '"'), a.Value(i)...), '"')
+				default:
+					v := a.Value(i)
+					// Only a cell's start can still call for quotes:
+					// white space, or the line "\.".
+					if v != "" && (v[0] <= ' ' || v[0] >= utf8.RuneSelf || v[0] == '\\') {
+						dst = appendCSVCell(dst, unsafeBytes(v))
+					} else {
+						dst = append(dst, v...)
+					}
+				}
+			case cellsNumber:
+				a := c.nums[j]
+				switch {
+				case a.IsNull(i):
+					dst = append(dst, null...)
+				case t.json:
+					dst = append(strconv.AppendFloat(append(dst, '"'), a.Value(i), 'g', -1, 64), '"')
+				default:
+					dst = strconv.AppendFloat(dst, a.Value(i), 'g', -1, 64)
+				}
+			default:
+				start := 0
+				if i > 0 {
+					start = c.ends[j][i-1]
+				}
+				dst = append(dst, c.bufs[j][start:c.ends[j][i]]...)
+			}
+		}
+		if ncol == echoed+1 {
+			cuts = append(cuts, len(dst))
+		}
+		if t.json {
+			dst = append(dst, '}')
+		} else {
+			dst = append(dst, '\n')
+		}
+		ends = append(ends, len(dst))
+	}
+	clear(c.strs)
+	clear(c.nums)
+	return dst, marks, cuts, ends
 }
 
-func (jw *jsonBatchWriter) Close() error {
-	jw.out = append(append(jw.out, ']'), jw.tail...)
-	jw.flush(true)
-	return jw.err
+// hasSpecial reports whether data holds a byte that needs escaping or
+// quoting.
+func (t *textRows) hasSpecial(data []byte) bool {
+	for _, b := range data {
+		if t.special[b] {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *textRows) Missing(fields []arrow.Field, had int) []byte {
+	var b []byte
+	for k, f := range fields[had:] {
+		if had > 0 || k > 0 {
+			b = append(b, ',')
+		}
+		if t.json {
+			b = append(appendJSONString(b, f.Name), ':')
+		}
+		b = t.quote(b, nil)
+	}
+	if had == 0 && len(b) > 0 {
+		// The prediction's cells follow.
+		b = append(b, ',')
+	}
+	return b
 }
 
 // appendJSONBytes appends s as a JSON string.
 func appendJSONBytes(dst, s []byte) []byte { return appendJSONString(dst, unsafeString(s)) }
-
-// csvBatchWriter writes a header line and the rows as RFC 4180 CSV,
-// quoting a field as encoding/csv does.
-type csvBatchWriter struct {
-	rowsWriter
-	ncol int
-}
-
-func newCSVBatchWriter(w io.Writer, schema *arrow.Schema, echoed int) *csvBatchWriter {
-	cw := &csvBatchWriter{rowsWriter: rowsWriter{w: w, quote: appendCSVCell, echoed: echoed}, ncol: schema.NumFields()}
-	for j, f := range schema.Fields() {
-		if j > 0 {
-			cw.out = append(cw.out, ',')
-		}
-		cw.out = appendCSVCell(cw.out, []byte(f.Name))
-	}
-	cw.out = append(cw.out, '\n')
-	return cw
-}
-
-func (cw *csvBatchWriter) Write(rec arrow.RecordBatch) error {
-	cw.render(rec)
-	for i := range int(rec.NumRows()) {
-		for j := range cw.ncol {
-			if j > 0 {
-				cw.out = append(cw.out, ',')
-			}
-			cw.appendCell(j, i)
-		}
-		cw.out = append(cw.out, '\n')
-		cw.flush(false)
-	}
-	return cw.err
-}
-
-func (cw *csvBatchWriter) Close() error {
-	cw.flush(true)
-	return cw.err
-}
 
 // appendCSVCell appends a field, quoted when encoding/csv's Writer would
 // quote it: it holds a comma, a quote, a line break, starts with a space,

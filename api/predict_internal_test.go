@@ -1,12 +1,15 @@
 package api
 
 import (
+	"encoding/csv"
 	"io"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // decodePredictJSON decodes a JSON predict body and returns its rows as maps of
@@ -113,4 +116,93 @@ func BenchmarkPredictJSONDecode(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(100_000*b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// textRows renders each cell as encoding/csv (CSV) or a JSON string
+// would, whether its column takes the direct path (no special byte) or
+// not, and marks where each row's echoed cells end.
+func TestTextRowsCells(t *testing.T) {
+	mem := memory.DefaultAllocator
+	texts := [][]string{
+		{"1.5", " 2", "\\.", "x\u00a0", "é", ""},         // no special byte: copied, but for the cells' starts
+		{"a,b", `q"q`, "line\nbreak", "tab\t", "ok", ""}, // special bytes: rendered
+	}
+	var fields []arrow.Field
+	var cols []arrow.Array
+	for j, vals := range texts {
+		b := array.NewStringBuilder(mem)
+		for i, v := range vals {
+			if i == len(vals)-1 {
+				b.AppendNull()
+			} else {
+				b.Append(v)
+			}
+		}
+		fields, cols = append(fields, arrow.Field{Name: "c" + strconv.Itoa(j), Type: arrow.BinaryTypes.String}), append(cols, b.NewArray())
+		b.Release()
+	}
+	fb := array.NewFloat64Builder(mem)
+	fb.AppendValues([]float64{0.1, 1e21, -2, 3.25, 1.0 / 3}, nil)
+	fb.AppendNull()
+	fields, cols = append(fields, arrow.Field{Name: "y", Type: arrow.PrimitiveTypes.Float64}), append(cols, fb.NewArray())
+	fb.Release()
+	rec := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, 6)
+	defer rec.Release()
+	for _, a := range cols {
+		a.Release()
+	}
+	for _, tr := range []*textRows{csvAnswer, jsonAnswer} {
+		data, marks, cuts, ends := tr.Rows(nil, nil, nil, nil, rec, 2)
+		for i := range 6 {
+			var want []byte
+			if tr.json {
+				want = append(want, ",{"...)
+			}
+			var mark int
+			for j, a := range cols {
+				if j == 2 {
+					mark = len(want)
+				}
+				if j > 0 {
+					want = append(want, ',')
+				}
+				if tr.json {
+					want = append(appendJSONString(want, fields[j].Name), ':')
+				}
+				var cell string
+				switch {
+				case a.IsNull(i):
+				case j < 2:
+					cell = a.(*array.String).Value(i)
+				default:
+					cell = strconv.FormatFloat(a.(*array.Float64).Value(i), 'g', -1, 64)
+				}
+				if tr.json {
+					want = appendJSONString(want, cell)
+				} else {
+					var sb strings.Builder
+					w := csv.NewWriter(&sb)
+					w.Write([]string{cell, ""})
+					w.Flush()
+					want = append(want, strings.TrimSuffix(sb.String(), ",\n")...)
+				}
+			}
+			if tr.json {
+				want = append(want, '}')
+			} else {
+				want = append(want, '\n')
+			}
+			start := 0
+			if i > 0 {
+				start = ends[i-1]
+			}
+			// One prediction column: the cut is at the closing byte.
+			if cuts[i] != ends[i]-1 {
+				t.Errorf("json %v row %d: cut at %d, want %d", tr.json, i, cuts[i]-start, ends[i]-1-start)
+			}
+			if got := string(data[start:ends[i]]); got != string(want) || marks[i]-start != mark {
+				t.Errorf("json %v row %d = %q (mark %d), want %q (mark %d)", tr.json, i, got, marks[i]-start, want, mark)
+			}
+		}
+	}
 }

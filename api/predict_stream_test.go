@@ -167,6 +167,23 @@ func TestPredictStreamDifferingKeys(t *testing.T) {
 	if r := out.Data[39_999]; r["x9"] != "10" || r["note"] != "" {
 		t.Errorf("row 39999 = %v, want x9 10, note empty", r)
 	}
+	// As CSV: the same columns, a cell left empty where the row had none.
+	res = s.do(t, http.MethodPost, "/v1/models/"+id+"/predict", sb.String(), "Accept", "text/csv")
+	if res.status != http.StatusOK {
+		t.Fatalf("predict as CSV = %d %.500s", res.status, res.body)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(res.body), "\n"), "\n")
+	if len(lines) != streamRows+1 || lines[0] != "x0,x1,x2,x3,x4,x5,x6,x7,x8,x9,note,y" {
+		t.Fatalf("predict as CSV = %d lines, header %q", len(lines), lines[0])
+	}
+	for _, c := range []struct {
+		row  int
+		want string
+	}{{0, "1,2,3,4,5,6,7,8,9,,,"}, {30_000, ",2,3,4,5,,7,8,9,true,late,"}, {39_999, "1,2,3,4,5,6,7,8,9,10,,"}} {
+		if got := lines[c.row+1]; !strings.HasPrefix(got, c.want) || len(got) == len(c.want) {
+			t.Errorf("CSV row %d = %q, want %q and a prediction", c.row, got, c.want)
+		}
+	}
 }
 
 // A predict body over -max-body is a 413, as an upload's is: there is no

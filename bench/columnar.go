@@ -29,6 +29,9 @@ type ColumnarConfig struct {
 	// the Config.PredictRows rows of the linear table repeated, so it is
 	// rounded up to a multiple of them.
 	BigPredictRows int
+	// PredictOnly runs the predict part alone, without the uploads and
+	// exports: the quick loop of work on predict.
+	PredictOnly bool
 }
 
 func (c ColumnarConfig) withDefaults() ColumnarConfig {
@@ -131,10 +134,14 @@ func RunColumnar(ctx context.Context, cfg Config, files Files) ([]Result, error)
 		return nil, err
 	}
 	defer t.close(cfg)
-	var results []Result
-	for _, part := range []func(context.Context, Config, *target, Files, string) ([]Result, error){
+	parts := []func(context.Context, Config, *target, Files, string) ([]Result, error){
 		columnarPredict, columnarUploads, columnarExports,
-	} {
+	}
+	if cfg.Columnar.PredictOnly {
+		parts = parts[:1]
+	}
+	var results []Result
+	for _, part := range parts {
 		rs, err := part(ctx, cfg, t, files, scratch)
 		results = append(results, rs...)
 		if err != nil {

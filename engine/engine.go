@@ -164,6 +164,11 @@ type Engine struct {
 	imports  *importPool // nil without a fetcher
 	sessions *sessionPool
 	models   modelCache
+	// predictions is the count of predictions made (catalog.usage), read
+	// from the store once and then kept by PredictStream, which adds what
+	// each prediction counted once touchModel, the count's one writer,
+	// has committed it.
+	predictions predictionCount
 	// cache holds the catalog entries reads look up (catalogCache); nil
 	// only for an Engine not made by New.
 	cache *catalogCache

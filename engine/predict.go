@@ -7,7 +7,9 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -61,6 +63,29 @@ type PredictSource interface {
 // keeps in memory before it spools them to a temporary file.
 const predictSpoolMemory = 8 << 20
 
+// PredictText renders a prediction's answer as rows of text (JSON
+// objects, CSV lines). PredictStream calls it from the goroutines that
+// score the batches, so that each batch is rendered in parallel, once,
+// and the spool keeps the answer's bytes: it must be safe for concurrent
+// use.
+type PredictText interface {
+	// Rows appends the rows of rec to dst: its first echoed columns echo
+	// the input, the others are the prediction. Every row starts with a
+	// separator of Lead bytes and ends with one closing byte. For row i
+	// it appends to marks where its echoed cells end, to cuts where the
+	// cells after the first prediction column start (a classifier's class
+	// scores, left out, up to the closing byte, when not asked for) and
+	// to ends where the row ends (offsets in dst).
+	Rows(dst []byte, marks, cuts, ends []int, rec arrow.RecordBatch, echoed int) ([]byte, []int, []int, []int)
+	// Missing renders as nulls the echoed columns fields[had:], which a
+	// batch rendered with had echoed columns lacks because later rows
+	// brought them: the bytes inserted at each of its rows' marks.
+	Missing(fields []arrow.Field, had int) []byte
+	// Lead is the length of the separator each row starts with, which
+	// the answer's first row leaves out.
+	Lead() int
+}
+
 // PredictStream scores the rows of src with a saved model (REFERENCE §8.3,
 // MODELLING §14), batch by batch: the session's preparation is replayed
 // column-wise (imputation with training statistics, the same one-hot
@@ -75,7 +100,11 @@ const predictSpoolMemory = 8 << 20
 // MiB, then in a temporary file under Options.TempDir) and replayed by the
 // returned PredictOutput, which the caller must Close. The quota is
 // counted on the rows as they arrive.
-func (e *Engine) PredictStream(ctx context.Context, id string, src PredictSource) (*PredictOutput, error) {
+//
+// With text nil the answer is Arrow batches (PredictOutput.Next);
+// otherwise each batch is rendered by text as it is scored and the answer
+// is those bytes (PredictOutput.WriteRows).
+func (e *Engine) PredictStream(ctx context.Context, id string, src PredictSource, text PredictText) (*PredictOutput, error) {
 	m, err := e.Model(ctx, id)
 	if err != nil {
 		return nil, err
@@ -91,22 +120,26 @@ func (e *Engine) PredictStream(ctx context.Context, id string, src PredictSource
 	if err != nil {
 		return nil, err
 	}
-	used, err := e.countPredictions(ctx)
+	used, err := e.predictions.get(ctx, e.countPredictions)
 	if err != nil {
 		return nil, err
 	}
 	p := &predictor{e: e, m: m, lm: lm, seen: map[string]int{}, tokens: missingTokens(lm.pipeline.Missing)}
 	sp := &predictSpool{dir: e.opts.TempDir, limit: predictSpoolMemory}
+	ts := &textSpool{dir: e.opts.TempDir, limit: predictSpoolMemory}
 	ok := false
 	defer func() {
 		if !ok {
 			sp.close()
+			ts.close()
 		}
 	}()
-	// Batches are scored in parallel, up to one per processor, and
-	// spooled in order; the first failed batch in body order is the error.
+	// Batches are scored (and rendered) in parallel, up to one per
+	// processor, and spooled in order; the first failed batch in body
+	// order is the error.
 	type job struct {
 		rec  arrow.RecordBatch
+		text *textBatch
 		err  error
 		done chan struct{}
 	}
@@ -121,6 +154,12 @@ func (e *Engine) PredictStream(ctx context.Context, id string, src PredictSource
 			queue = queue[1:]
 			if j.err != nil {
 				return j.err
+			}
+			if j.text != nil {
+				if err := ts.add(j.text); err != nil {
+					return err
+				}
+				continue
 			}
 			err := sp.add(j.rec)
 			j.rec.Release()
@@ -166,11 +205,17 @@ func (e *Engine) PredictStream(ctx context.Context, id string, src PredictSource
 		}
 		j := &job{done: make(chan struct{})}
 		queue = append(queue, j)
-		go func(first int64) {
+		go func(first int64, echo []arrow.Field) {
 			defer close(j.done)
-			j.rec, j.err = p.score(b, names, first)
+			j.rec, j.err = p.score(b, names, first, echo)
 			b.Rec.Release()
-		}(p.rows)
+			if j.err != nil || text == nil {
+				return
+			}
+			j.text = renderText(text, j.rec, len(echo))
+			j.rec.Release()
+			j.rec = nil
+		}(p.rows, p.echo)
 		p.rows += n
 		if err := drain(workers); err != nil {
 			return nil, err
@@ -195,11 +240,44 @@ func (e *Engine) PredictStream(ctx context.Context, id string, src PredictSource
 	if err := e.touchModel(ctx, m.ID, e.now(), p.rows); err != nil {
 		return nil, err
 	}
+	e.predictions.add(p.rows)
 	now := e.now()
 	m.LastUsed = &now
 	ok = true
 	schema := p.schema(opts.IncludeClassScores)
-	return &PredictOutput{Model: m, Messages: []Message{}, schema: schema, echoed: p.echoed(), spool: sp}, nil
+	// Batches are rendered with every class score: whether the answer
+	// has them may be known only now (a JSON body's extraParameters).
+	cut := lm.classifier != nil && !opts.IncludeClassScores
+	return &PredictOutput{Model: m, Messages: []Message{}, schema: schema, echoed: len(p.echo), spool: sp, text: text, texts: ts, cut: cut}, nil
+}
+
+// predictionCount caches the count of predictions made: a predict
+// request checks its quota against it without a query.
+type predictionCount struct {
+	mu    sync.Mutex
+	n     int64
+	known bool
+}
+
+// get returns the count, read with count the first time.
+func (c *predictionCount) get(ctx context.Context, count func(context.Context) (int64, error)) (int64, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.known {
+		n, err := count(ctx)
+		if err != nil {
+			return 0, err
+		}
+		c.n, c.known = n, true
+	}
+	return c.n, nil
+}
+
+// add counts n more predictions, committed to the store.
+func (c *predictionCount) add(n int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n += n
 }
 
 // MaxColumns is the most columns a dataset, and so a predict body, may
@@ -338,6 +416,11 @@ type predictor struct {
 	seen   map[string]int // strings.ToLower(name) → index in names
 	names  []string
 	types  []arrow.DataType
+	// echo are the answer's echoed columns so far: every column seen but
+	// the target, in first-seen order. A batch is scored with the prefix
+	// registered before it; register only appends, so scoring goroutines
+	// read their prefix while it grows.
+	echo []arrow.Field
 }
 
 // register adds the columns of a batch that are new and returns the name
@@ -360,18 +443,22 @@ func (p *predictor) register(schema *arrow.Schema) ([]string, error) {
 		}
 		p.seen[k] = len(p.names)
 		p.names, p.types = append(p.names, f.Name), append(p.types, f.Type)
+		if !strings.EqualFold(f.Name, p.m.Target) {
+			p.echo = append(p.echo, arrow.Field{Name: f.Name, Type: f.Type, Nullable: true})
+		}
 		names[j] = f.Name
 	}
 	return names, nil
 }
 
 // score scores one batch, whose first row is row first of the body, and
-// returns the answer's record: the input columns but the target (the
-// input arrays themselves, under names), then the prediction: a float64
-// column named after the target, or a classification model's class (utf8)
-// and one float64 <target>:<class> score per class. It only reads p, so
-// batches are scored concurrently.
-func (p *predictor) score(b PredictBatch, names []string, first int64) (arrow.RecordBatch, error) {
+// returns the answer's record: the echoed columns echo (the input arrays
+// themselves, or nulls for a column the batch lacks), then the
+// prediction: a float64 column named after the target, or a
+// classification model's class (utf8) and one float64 <target>:<class>
+// score per class. names are the batch's columns' registered names. It
+// only reads p, so batches are scored concurrently.
+func (p *predictor) score(b PredictBatch, names []string, first int64, echo []arrow.Field) (arrow.RecordBatch, error) {
 	rec := b.Rec
 	n := int(rec.NumRows())
 	schema := rec.Schema()
@@ -409,15 +496,19 @@ func (p *predictor) score(b PredictBatch, names []string, first int64) (arrow.Re
 		return nil, err
 	}
 	mem := memory.DefaultAllocator
-	var fields []arrow.Field
-	var cols []arrow.Array
-	for j, f := range schema.Fields() {
-		if strings.EqualFold(f.Name, p.m.Target) {
-			continue
+	fields := slices.Clip(echo)
+	cols := make([]arrow.Array, len(echo))
+	at := make(map[string]int, len(names))
+	for j, name := range names {
+		at[name] = j
+	}
+	for i, f := range echo {
+		if j, ok := at[f.Name]; ok {
+			cols[i] = rec.Column(j)
+			cols[i].Retain()
+		} else {
+			cols[i] = array.MakeArrayOfNull(mem, f.Type, n)
 		}
-		a := rec.Column(j)
-		a.Retain()
-		fields, cols = append(fields, arrow.Field{Name: names[j], Type: f.Type, Nullable: true}), append(cols, a)
 	}
 	lm := p.lm
 	switch {
@@ -492,26 +583,10 @@ func (p *predictor) checkMissing() error {
 	return &Error{Kind: Invalid, Msg: "Feature columns are missing from the data: " + strings.Join(missing, ", "), Details: details}
 }
 
-// echoed is how many input columns the answer echoes.
-func (p *predictor) echoed() int {
-	n := 0
-	for _, name := range p.names {
-		if !strings.EqualFold(name, p.m.Target) {
-			n++
-		}
-	}
-	return n
-}
-
 // schema is the answer's schema: every input column but the target, in
 // first-seen order, then the prediction columns.
 func (p *predictor) schema(scores bool) *arrow.Schema {
-	var fields []arrow.Field
-	for i, name := range p.names {
-		if !strings.EqualFold(name, p.m.Target) {
-			fields = append(fields, arrow.Field{Name: name, Type: p.types[i], Nullable: true})
-		}
-	}
+	fields := slices.Clone(p.echo)
 	if p.lm.classifier == nil {
 		return arrow.NewSchema(append(fields, arrow.Field{Name: p.m.Target, Type: arrow.PrimitiveTypes.Float64, Nullable: true}), nil)
 	}
@@ -737,6 +812,9 @@ type PredictOutput struct {
 	echoed   int
 	spool    *predictSpool
 	next     int
+	text     PredictText // nil: the answer is Arrow batches
+	texts    *textSpool
+	cut      bool // leave out the rendered class scores
 }
 
 // Schema is the answer's schema: the echoed input columns, in first-seen
@@ -778,5 +856,58 @@ func (o *PredictOutput) Next() (arrow.RecordBatch, error) {
 	return out, nil
 }
 
+// WriteRows writes the answer's rows as the PredictText given to
+// PredictStream rendered them, but the first row's separator, with the
+// cells of columns a batch lacked (brought by later rows) as nulls.
+func (o *PredictOutput) WriteRows(w io.Writer) error {
+	if o.text == nil {
+		return errors.New("engine: the predict answer is Arrow batches, not text")
+	}
+	missing := map[int][]byte{} // by how many echoed columns a batch has
+	skip := o.text.Lead()
+	return o.texts.replay(func(b *textBatch) error {
+		data, marks, cuts, ends := b.data, b.marks, b.cuts, b.ends
+		if len(ends) == 0 {
+			return nil
+		}
+		start := skip
+		skip = 0
+		if b.echoed == o.echoed && !o.cut {
+			_, err := w.Write(data[start:ends[len(ends)-1]])
+			return err
+		}
+		ins, ok := missing[b.echoed]
+		if !ok {
+			ins = o.text.Missing(o.schema.Fields()[:o.echoed], b.echoed)
+			missing[b.echoed] = ins
+		}
+		for i, end := range ends {
+			if i > 0 {
+				start = ends[i-1]
+			}
+			if _, err := w.Write(data[start:marks[i]]); err != nil {
+				return err
+			}
+			if _, err := w.Write(ins); err != nil {
+				return err
+			}
+			if !o.cut {
+				if _, err := w.Write(data[marks[i]:end]); err != nil {
+					return err
+				}
+				continue
+			}
+			// Up to the first prediction cell, then the closing byte.
+			if _, err := w.Write(data[marks[i]:cuts[i]]); err != nil {
+				return err
+			}
+			if _, err := w.Write(data[end-1 : end]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // Close frees the spooled batches and removes the spool file.
-func (o *PredictOutput) Close() error { return o.spool.close() }
+func (o *PredictOutput) Close() error { return errors.Join(o.spool.close(), o.texts.close()) }

@@ -44,7 +44,7 @@ func (s *textSource) Next() (PredictBatch, error) {
 
 // predictText scores rows of text values and drains the answer.
 func (e *Engine) predictText(ctx context.Context, id string, names []string, batches ...[][]string) ([]arrow.RecordBatch, error) {
-	out, err := e.PredictStream(ctx, id, &textSource{names: names, batches: batches})
+	out, err := e.PredictStream(ctx, id, &textSource{names: names, batches: batches}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,7 +77,7 @@ func TestPredictStreamTypedAndLiterals(t *testing.T) {
 	bb.AppendValues([]bool{true, false}, nil)
 	b := bb.NewArray()
 	schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Float64}, {Name: "B", Type: arrow.FixedWidthTypes.Boolean}}, nil)
-	out, err := e.PredictStream(ctx, done.ModelID, &oneBatch{b: PredictBatch{Rec: array.NewRecordBatch(schema, []arrow.Array{a, b}, 2)}})
+	out, err := e.PredictStream(ctx, done.ModelID, &oneBatch{b: PredictBatch{Rec: array.NewRecordBatch(schema, []arrow.Array{a, b}, 2)}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +97,7 @@ func TestPredictStreamTypedAndLiterals(t *testing.T) {
 	}
 	ab := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.BinaryTypes.String}, {Name: "b", Type: arrow.BinaryTypes.String}}, nil)
 	lit := PredictBatch{Rec: array.NewRecordBatch(ab, []arrow.Array{text("3"), text("true")}, 1), Literal: [][]bool{{true}, {true}}}
-	out, err = e.PredictStream(ctx, done.ModelID, &oneBatch{b: lit})
+	out, err = e.PredictStream(ctx, done.ModelID, &oneBatch{b: lit}, nil)
 	if err != nil {
 		t.Fatalf("literal true: %v", err)
 	}
@@ -103,7 +106,7 @@ func TestPredictStreamTypedAndLiterals(t *testing.T) {
 	}
 	out.Close()
 	str := PredictBatch{Rec: array.NewRecordBatch(ab, []arrow.Array{text("3"), text("true")}, 1)}
-	if _, err := e.PredictStream(ctx, done.ModelID, &oneBatch{b: str}); err == nil || !strings.Contains(err.Error(), "not a number") {
+	if _, err := e.PredictStream(ctx, done.ModelID, &oneBatch{b: str}, nil); err == nil || !strings.Contains(err.Error(), "not a number") {
 		t.Errorf("string true = %v, want not a number", err)
 	}
 
@@ -149,5 +152,68 @@ func TestPredictSpool(t *testing.T) {
 			t.Errorf("batch %d = %v, want %v", i, v, float64(i)+0.5)
 		}
 		rec.Release()
+	}
+}
+
+// The text spool keeps rendered batches in memory up to its limit, then
+// in an unlinked file, and replays them in order with their row marks.
+func TestTextSpool(t *testing.T) {
+	dir := t.TempDir()
+	sp := &textSpool{dir: dir, limit: 20}
+	defer sp.close()
+	var want []textBatch
+	for i := range 4 {
+		b := textBatch{echoed: i, data: fmt.Appendf(nil, "a%d|p%d\nb%d|q%d\n", i, i, i, i)}
+		b.marks, b.cuts, b.ends = []int{2, 9}, []int{5, 11}, []int{6, 12}
+		want = append(want, textBatch{echoed: b.echoed, data: bytes.Clone(b.data), marks: b.marks, cuts: b.cuts, ends: b.ends})
+		if err := sp.add(&b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(sp.mem) == 0 || sp.onFile == 0 {
+		t.Fatalf("spool: %d in memory, %d on file; want both", len(sp.mem), sp.onFile)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("spool files visible: %v", left)
+	}
+	i := 0
+	err := sp.replay(func(b *textBatch) error {
+		if w := want[i]; string(b.data) != string(w.data) || b.echoed != w.echoed || !slices.Equal(b.marks, w.marks) || !slices.Equal(b.cuts, w.cuts) || !slices.Equal(b.ends, w.ends) {
+			t.Errorf("batch %d = %+v, want %+v", i, *b, w)
+		}
+		i++
+		return nil
+	})
+	if err != nil || i != 4 {
+		t.Errorf("replayed %d batches (%v), want 4", i, err)
+	}
+}
+
+// The prediction count a request checks its quota against is kept in
+// memory: it counts every committed prediction, and an engine reopened on
+// the same store starts from the stored count.
+func TestPredictionCountCached(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options{Allotments: Allotments{Predictions: 5}}
+	e, closeEngine := openEngineAt(t, dir, opts)
+	e.putTestCSV(t, "lin", linearCSV(300))
+	s, err := e.CreateSession(t.Context(), regressionRequest("lin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := e.waitSession(t, s.ID).ModelID
+	rows := [][]string{{"1", "2"}, {"3", "4"}}
+	for i, want := range []bool{true, true, false} { // 2, 4, then 6 > 5
+		if _, err := e.predictText(t.Context(), id, []string{"a", "b"}, rows); (err == nil) != want {
+			t.Fatalf("predict %d = %v, want success %v", i, err, want)
+		}
+	}
+	if u, err := e.Usage(t.Context()); err != nil || u.Predictions != 4 {
+		t.Errorf("usage = %+v, %v; want 4 predictions", u, err)
+	}
+	closeEngine()
+	e, _ = openEngineAt(t, dir, opts)
+	if _, err := e.predictText(t.Context(), id, []string{"a", "b"}, rows); err == nil || !strings.Contains(err.Error(), "1 Predictions left") {
+		t.Errorf("predict after a restart = %v, want 1 prediction left", err)
 	}
 }

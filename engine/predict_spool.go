@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -132,4 +134,161 @@ func recordBytes(rec arrow.RecordBatch) int {
 		}
 	}
 	return n
+}
+
+// textBatch is one batch of a text answer as PredictText.Rows rendered it.
+type textBatch struct {
+	data              []byte
+	marks, cuts, ends []int
+	echoed            int
+}
+
+// textBufs recycles the byte buffers of text batches that went to the
+// spool file.
+var textBufs sync.Pool
+
+// renderText renders an answer batch with t.
+func renderText(t PredictText, rec arrow.RecordBatch, echoed int) *textBatch {
+	var dst []byte
+	if b, ok := textBufs.Get().(*[]byte); ok {
+		dst = (*b)[:0]
+	}
+	n := int(rec.NumRows())
+	b := &textBatch{echoed: echoed}
+	b.data, b.marks, b.cuts, b.ends = t.Rows(dst, make([]int, 0, n), make([]int, 0, n), make([]int, 0, n), rec, echoed)
+	return b
+}
+
+// textSpool keeps a text answer's batches until every row has been
+// scored, as predictSpool keeps Arrow batches: in memory up to limit
+// bytes, then in an unlinked temporary file, each batch as a header (rows,
+// echoed columns, data bytes), its marks, cuts and ends, and its data.
+type textSpool struct {
+	dir      string
+	limit    int
+	mem      []*textBatch
+	memBytes int
+	f        *os.File
+	w        *bufio.Writer
+	onFile   int
+	scratch  []byte
+}
+
+func (s *textSpool) add(b *textBatch) error {
+	if s.f == nil && s.memBytes+len(b.data) <= s.limit {
+		s.mem = append(s.mem, b)
+		s.memBytes += len(b.data)
+		return nil
+	}
+	if s.f == nil {
+		f, err := os.CreateTemp(s.dir, "vatic-predict-*.rows")
+		if err != nil {
+			return fmt.Errorf("predict spool: %w", err)
+		}
+		_ = os.Remove(f.Name()) // kept open: the data lives until close
+		s.f, s.w = f, bufio.NewWriterSize(f, 1<<20)
+	}
+	h := binary.LittleEndian.AppendUint64(s.scratch[:0], uint64(len(b.ends)))
+	h = binary.LittleEndian.AppendUint64(h, uint64(b.echoed))
+	h = binary.LittleEndian.AppendUint64(h, uint64(len(b.data)))
+	for _, m := range b.marks {
+		h = binary.LittleEndian.AppendUint64(h, uint64(m))
+	}
+	for _, c := range b.cuts {
+		h = binary.LittleEndian.AppendUint64(h, uint64(c))
+	}
+	for _, e := range b.ends {
+		h = binary.LittleEndian.AppendUint64(h, uint64(e))
+	}
+	s.scratch = h
+	if _, err := s.w.Write(h); err != nil {
+		return fmt.Errorf("predict spool: %w", err)
+	}
+	if _, err := s.w.Write(b.data); err != nil {
+		return fmt.Errorf("predict spool: %w", err)
+	}
+	textBufs.Put(&b.data)
+	s.onFile++
+	return nil
+}
+
+// replay calls f with every batch in order; a batch is valid during the
+// call only.
+func (s *textSpool) replay(f func(*textBatch) error) error {
+	for _, b := range s.mem {
+		if err := f(b); err != nil {
+			return err
+		}
+	}
+	if s.f == nil {
+		return nil
+	}
+	if err := s.w.Flush(); err != nil {
+		return fmt.Errorf("predict spool: %w", err)
+	}
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("predict spool: %w", err)
+	}
+	r := bufio.NewReaderSize(s.f, 1<<20)
+	var b textBatch
+	var word [8]byte
+	u64 := func() (int, error) {
+		if _, err := io.ReadFull(r, word[:]); err != nil {
+			return 0, fmt.Errorf("predict spool: %w", err)
+		}
+		return int(binary.LittleEndian.Uint64(word[:])), nil
+	}
+	for range s.onFile {
+		var h [3]int
+		for k := range h {
+			var err error
+			if h[k], err = u64(); err != nil {
+				return err
+			}
+		}
+		b.marks, b.cuts, b.ends, b.echoed = b.marks[:0], b.cuts[:0], b.ends[:0], h[1]
+		for range h[0] {
+			m, err := u64()
+			if err != nil {
+				return err
+			}
+			b.marks = append(b.marks, m)
+		}
+		for range h[0] {
+			c, err := u64()
+			if err != nil {
+				return err
+			}
+			b.cuts = append(b.cuts, c)
+		}
+		for range h[0] {
+			e, err := u64()
+			if err != nil {
+				return err
+			}
+			b.ends = append(b.ends, e)
+		}
+		b.data = slices.Grow(b.data[:0], h[2])[:h[2]]
+		if _, err := io.ReadFull(r, b.data); err != nil {
+			return fmt.Errorf("predict spool: %w", err)
+		}
+		if err := f(&b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// close drops the batches in memory and removes the file.
+func (s *textSpool) close() error {
+	s.mem = nil
+	if s.f == nil {
+		return nil
+	}
+	err := s.f.Close()
+	if rerr := os.Remove(s.f.Name()); rerr != nil && !os.IsNotExist(rerr) && err == nil {
+		err = rerr
+	}
+	s.f = nil
+	return err
 }
