@@ -42,12 +42,11 @@ func (s *predictSpool) add(rec arrow.RecordBatch) error {
 		return nil
 	}
 	if s.f == nil {
-		f, err := os.CreateTemp(s.dir, "vatic-predict-*.arrows")
+		f, w, err := openSpoolFile(s.dir, "vatic-predict-*.arrows")
 		if err != nil {
-			return fmt.Errorf("predict spool: %w", err)
+			return err
 		}
-		_ = os.Remove(f.Name()) // kept open: the data lives until close
-		s.f, s.w = f, bufio.NewWriterSize(f, 1<<20)
+		s.f, s.w = f, w
 	}
 	s.buf.Reset()
 	s.buf.Write(make([]byte, 8))
@@ -115,11 +114,29 @@ func (s *predictSpool) close() error {
 	if s.f == nil {
 		return nil
 	}
-	err := s.f.Close()
-	if rerr := os.Remove(s.f.Name()); rerr != nil && !os.IsNotExist(rerr) && err == nil {
+	err := removeSpoolFile(s.f)
+	s.f = nil
+	return err
+}
+
+// openSpoolFile creates a spool's temporary file in dir, unlinked at once
+// (kept open: the data lives until removeSpoolFile), with a 1 MiB writer.
+func openSpoolFile(dir, pattern string) (*os.File, *bufio.Writer, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, nil, fmt.Errorf("predict spool: %w", err)
+	}
+	_ = os.Remove(f.Name())
+	return f, bufio.NewWriterSize(f, 1<<20), nil
+}
+
+// removeSpoolFile closes a spool's temporary file and removes it (it may
+// already be unlinked).
+func removeSpoolFile(f *os.File) error {
+	err := f.Close()
+	if rerr := os.Remove(f.Name()); rerr != nil && !os.IsNotExist(rerr) && err == nil {
 		err = rerr
 	}
-	s.f = nil
 	return err
 }
 
@@ -181,12 +198,11 @@ func (s *textSpool) add(b *textBatch) error {
 		return nil
 	}
 	if s.f == nil {
-		f, err := os.CreateTemp(s.dir, "vatic-predict-*.rows")
+		f, w, err := openSpoolFile(s.dir, "vatic-predict-*.rows")
 		if err != nil {
-			return fmt.Errorf("predict spool: %w", err)
+			return err
 		}
-		_ = os.Remove(f.Name()) // kept open: the data lives until close
-		s.f, s.w = f, bufio.NewWriterSize(f, 1<<20)
+		s.f, s.w = f, w
 	}
 	h := binary.LittleEndian.AppendUint64(s.scratch[:0], uint64(len(b.ends)))
 	h = binary.LittleEndian.AppendUint64(h, uint64(b.echoed))
@@ -285,10 +301,7 @@ func (s *textSpool) close() error {
 	if s.f == nil {
 		return nil
 	}
-	err := s.f.Close()
-	if rerr := os.Remove(s.f.Name()); rerr != nil && !os.IsNotExist(rerr) && err == nil {
-		err = rerr
-	}
+	err := removeSpoolFile(s.f)
 	s.f = nil
 	return err
 }

@@ -41,38 +41,13 @@ const flightKey = "flight-test-key"
 // and returns the HTTP base URL, the Flight address and the stop function.
 func startServeWithFlight(t *testing.T, args ...string) (base, flightAddr string, stop func()) {
 	t.Helper()
-	c, err := parseServe(append([]string{"-addr", "127.0.0.1:0", "-flight-addr", "127.0.0.1:0", "-data", t.TempDir(),
-		"-api-key", flightKey, "-api-key", "community-key:community", "-threads", "2"}, args...), env(nil), io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr, faddr := make(chan string, 1), make(chan string, 1)
-	c.ready = func(a string) { addr <- a }
-	c.Flight.ready = func(a string) { faddr <- a }
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- serve(ctx, c, io.Discard) }()
-	stop = func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve returned %v", err)
-		}
-	}
-	for base == "" || flightAddr == "" {
-		select {
-		case a := <-addr:
-			base = "http://" + a
-		case a := <-faddr:
-			flightAddr = a
-		case err := <-done:
-			cancel()
-			t.Fatalf("serve = %v", err)
-		case <-time.After(30 * time.Second):
-			cancel()
-			t.Fatal("server did not start")
-		}
-	}
-	return base, flightAddr, stop
+	base, side, stop := startServeHooked(t, append([]string{"-flight-addr", "127.0.0.1:0", "-data", t.TempDir(),
+		"-api-key", flightKey, "-api-key", "community-key:community", "-threads", "2"}, args...), func(c *serveConfig) []chan string {
+		hook, ch := sendTo()
+		c.Flight.ready = hook
+		return []chan string{ch}
+	})
+	return base, side[0], stop
 }
 
 func flightClient(t *testing.T, addr string) *fsql.Client {

@@ -156,31 +156,65 @@ func TestHelpListsEnvTwins(t *testing.T) {
 // base URL and a stop function that waits for a clean exit.
 func startServe(t *testing.T, args ...string) (string, func()) {
 	t.Helper()
+	base, _, stop := startServeHooked(t, args, nil)
+	return base, stop
+}
+
+// startServeHooked runs serve with args (after -addr 127.0.0.1:0) and
+// waits until the API listens and every side listener that wire hooks up
+// has reported its address: wire sets a serveConfig hook (Flight.ready,
+// metricsReady) to a func that sends on the channel it returns. It returns
+// the API's base URL, the side listeners' addresses in wire's order and
+// the stop function.
+func startServeHooked(t *testing.T, args []string, wire func(c *serveConfig) []chan string) (base string, side []string, stop func()) {
+	t.Helper()
 	c, err := parseServe(append([]string{"-addr", "127.0.0.1:0"}, args...), env(nil), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := make(chan string, 1)
 	c.ready = func(a string) { addr <- a }
+	var sides []chan string
+	if wire != nil {
+		sides = wire(&c)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, c, io.Discard) }()
-	select {
-	case a := <-addr:
-		return "http://" + a, func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("serve returned %v", err)
-			}
+	stop = func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve returned %v", err)
 		}
-	case err := <-done:
-		cancel()
-		t.Fatalf("serve = %v", err)
-	case <-time.After(30 * time.Second):
-		cancel()
-		t.Fatal("server did not start")
 	}
-	return "", nil
+	side = make([]string, len(sides))
+	for i := -1; i < len(sides); i++ {
+		ch := addr
+		if i >= 0 {
+			ch = sides[i]
+		}
+		select {
+		case a := <-ch:
+			if i < 0 {
+				base = "http://" + a
+			} else {
+				side[i] = a
+			}
+		case err := <-done:
+			cancel()
+			t.Fatalf("serve = %v", err)
+		case <-time.After(30 * time.Second):
+			cancel()
+			t.Fatal("server did not start")
+		}
+	}
+	return base, side, stop
+}
+
+// sendTo returns a hook that sends its address on a new channel.
+func sendTo() (func(string), chan string) {
+	ch := make(chan string, 1)
+	return func(a string) { ch <- a }, ch
 }
 
 func TestServeFirstStartWritesKeyAndRestarts(t *testing.T) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"net"
@@ -20,37 +19,12 @@ import (
 // returns the API's base address, the metrics URL and the stop function.
 func startServeWithMetrics(t *testing.T, args ...string) (base, metricsURL string, stop func()) {
 	t.Helper()
-	c, err := parseServe(append([]string{"-addr", "127.0.0.1:0", "-metrics-addr", "127.0.0.1:0"}, args...), env(nil), io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr, maddr := make(chan string, 1), make(chan string, 1)
-	c.ready = func(a string) { addr <- a }
-	c.metricsReady = func(a string) { maddr <- a }
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- serve(ctx, c, io.Discard) }()
-	stop = func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve returned %v", err)
-		}
-	}
-	for base == "" || metricsURL == "" {
-		select {
-		case a := <-addr:
-			base = "http://" + a
-		case a := <-maddr:
-			metricsURL = "http://" + a + "/metrics"
-		case err := <-done:
-			cancel()
-			t.Fatalf("serve = %v", err)
-		case <-time.After(30 * time.Second):
-			cancel()
-			t.Fatal("server did not start")
-		}
-	}
-	return base, metricsURL, stop
+	base, side, stop := startServeHooked(t, append([]string{"-metrics-addr", "127.0.0.1:0"}, args...), func(c *serveConfig) []chan string {
+		hook, ch := sendTo()
+		c.metricsReady = hook
+		return []chan string{ch}
+	})
+	return base, "http://" + side[0] + "/metrics", stop
 }
 
 // scrape reads the metrics page into families by name.

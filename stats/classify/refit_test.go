@@ -20,17 +20,7 @@ import (
 // regressions (10 for 3.16) and another number of gbm rounds (104 for
 // 79), so a Refit that searched again would fail.
 func TestRefitKeepsSearch(t *testing.T) {
-	d := loadCSV(t, "wine")
-	d.W = balanced(d.Y, d.K)
-	fold := classify.StratifiedFolds(d.Y, d.K, 5, stats.Rand(3, "test/folds"))
-	var rows []int
-	for i, f := range fold {
-		if f != 0 {
-			rows = append(rows, i)
-		}
-	}
-	sub := subset(d, rows)
-	sub.W = balanced(sub.Y, sub.K)
+	d, sub := refitData(t, "wine")
 	opt := classify.Options{Seed: 7, Workers: 2}
 	for _, a := range append(classify.Algorithms(), classify.TextAlgorithms()...) {
 		t.Run(a.Key(), func(t *testing.T) {
@@ -94,17 +84,7 @@ func marshal(t *testing.T, m classify.Model) []byte {
 // other algorithms ignore Scoring).
 func TestRefitScoring(t *testing.T) {
 	for _, name := range []string{"wine", "breast_cancer"} {
-		d := loadCSV(t, name)
-		d.W = balanced(d.Y, d.K)
-		fold := classify.StratifiedFolds(d.Y, d.K, 5, stats.Rand(3, "test/folds"))
-		var rows []int
-		for i, f := range fold {
-			if f != 0 {
-				rows = append(rows, i)
-			}
-		}
-		sub := subset(d, rows)
-		sub.W = balanced(sub.Y, sub.K)
+		d, sub := refitData(t, name)
 		for _, a := range classify.Algorithms() {
 			m, err := a.Fit(d, classify.Options{Seed: 7, Workers: 2})
 			if err != nil {
@@ -139,4 +119,22 @@ func TestRefitScoring(t *testing.T) {
 			t.Logf("%s %s: %d classes differ, scores by up to %.2g", name, a.Key(), differ, gap)
 		}
 	}
+}
+
+// refitData loads a set with balanced weights and the training part of
+// its first stratified fold (four fifths of the rows), also balanced.
+func refitData(t *testing.T, name string) (d, sub classify.Data) {
+	t.Helper()
+	d = loadCSV(t, name)
+	d.W = balanced(d.Y, d.K)
+	fold := classify.StratifiedFolds(d.Y, d.K, 5, stats.Rand(3, "test/folds"))
+	var rows []int
+	for i, f := range fold {
+		if f != 0 {
+			rows = append(rows, i)
+		}
+	}
+	sub = subset(d, rows)
+	sub.W = balanced(sub.Y, sub.K)
+	return d, sub
 }
