@@ -32,7 +32,7 @@ func TestParseServe(t *testing.T) {
 	}
 	f(nil, nil, func(c serveConfig) {
 		if c.Addr != "127.0.0.1:8080" || c.DataDir != "./data" || c.MaxBodyBytes != 1<<30 || c.MaxRequest != 1<<20 || c.MaxColumns != 4096 || c.LogFormat != "text" ||
-			c.MaxHeavy != 4 || c.HeavyWait != 5*time.Second || c.MaxRestarts != 3 {
+			c.MaxHeavy != 4 || c.HeavyWait != 5*time.Second || c.MaxRestarts != 3 || c.MetricsWait != 10*time.Second {
 			t.Errorf("defaults = %+v", c)
 		}
 		if c.Conn != (connConfig{IdleTimeout: 2 * time.Minute, ReadHeaderTimeout: 10 * time.Second, BodyIdleTimeout: time.Minute, Max: 0}) {
@@ -57,6 +57,11 @@ func TestParseServe(t *testing.T) {
 				t.Errorf("env+flags = %+v", c)
 			}
 		})
+	f(nil, map[string]string{"VATIC_METRICS_TIMEOUT": "3s"}, func(c serveConfig) {
+		if c.MetricsWait != 3*time.Second {
+			t.Errorf("VATIC_METRICS_TIMEOUT=3s: MetricsWait = %v", c.MetricsWait)
+		}
+	})
 	f(nil, map[string]string{"VATIC_MAX_RESTARTS": "5"}, func(c serveConfig) {
 		if c.MaxRestarts != 5 {
 			t.Errorf("VATIC_MAX_RESTARTS=5: MaxRestarts = %d", c.MaxRestarts)
@@ -92,7 +97,7 @@ func TestParseServe(t *testing.T) {
 
 func TestParseServeErrors(t *testing.T) {
 	for _, args := range [][]string{
-		{"-log-format", "xml"}, {"-max-body", "0"}, {"-max-request-body", "0"}, {"-max-restarts", "0"}, {"-max-forecast-buckets", "0"}, {"-max-body", "abc"}, {"-max-columns", "0"}, {"-page-cache", "-1"}, {"-max-columns", "-1"}, {"-log-level", "loud"}, {"extra"}, {"-nope"},
+		{"-log-format", "xml"}, {"-max-body", "0"}, {"-max-request-body", "0"}, {"-max-restarts", "0"}, {"-metrics-timeout", "0s"}, {"-max-forecast-buckets", "0"}, {"-max-body", "abc"}, {"-max-columns", "0"}, {"-page-cache", "-1"}, {"-max-columns", "-1"}, {"-log-level", "loud"}, {"extra"}, {"-nope"},
 		{"-idle-timeout", "0"}, {"-read-header-timeout", "0s"}, {"-body-idle-timeout", "-1s"}, {"-max-connections", "-1"},
 	} {
 		if _, err := parseServe(args, env(nil), io.Discard); err == nil {

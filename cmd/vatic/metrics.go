@@ -24,9 +24,6 @@ import (
 // and -import-timeout default to 1 h and 2 h).
 var durationBounds = []float64{0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 7200}
 
-// gaugesTimeout bounds the catalog reads of one scrape.
-const gaugesTimeout = 10 * time.Second
-
 // requestMetrics counts and times the API's requests by method, route
 // pattern (never the raw path, whose names and ids would grow without
 // bound) and status class.
@@ -69,16 +66,17 @@ func (m *requestMetrics) ObserveRequest(method, route string, status int, elapse
 // at each scrape: the catalog is the truth, so the figures are right even
 // for jobs a previous process ran.
 type engineCollector struct {
-	eng    *engine.Engine
-	dbPath string
-	log    *slog.Logger
+	eng     *engine.Engine
+	dbPath  string
+	log     *slog.Logger
+	timeout time.Duration // of the catalog reads of one scrape (-metrics-timeout)
 
 	jobs, duration, workers, busy, predicted, ingested, dbBytes *prometheus.Desc
 }
 
-func newEngineCollector(eng *engine.Engine, dbPath string, log *slog.Logger) *engineCollector {
+func newEngineCollector(eng *engine.Engine, dbPath string, timeout time.Duration, log *slog.Logger) *engineCollector {
 	return &engineCollector{
-		eng: eng, dbPath: dbPath, log: log,
+		eng: eng, dbPath: dbPath, timeout: timeout, log: log,
 		jobs: prometheus.NewDesc("vatic_jobs", "Imports and sessions in the catalog, by kind, type (an import's source, a session's domain) and status.",
 			[]string{"kind", "type", "status"}, nil),
 		duration: prometheus.NewDesc("vatic_job_duration_seconds", "Finished imports' and sessions' time from request to their final status, by kind and status.",
@@ -108,7 +106,7 @@ func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(c.dbBytes, prometheus.GaugeValue, float64(size), file)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), gaugesTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
 	g, err := c.eng.Gauges(ctx, durationBounds)
 	if err != nil {
@@ -146,12 +144,14 @@ func newMetricsRegistry() (*prometheus.Registry, *requestMetrics) {
 }
 
 // metricsHandler serves the registry in Prometheus' text format (or
-// OpenMetrics when the scraper asks for it).
-func metricsHandler(reg *prometheus.Registry, log *slog.Logger) http.Handler {
+// OpenMetrics when the scraper asks for it); a scrape taking longer than
+// timeout (-metrics-timeout, which also bounds the engine collector's
+// catalog reads) is answered 503.
+func metricsHandler(reg *prometheus.Registry, timeout time.Duration, log *slog.Logger) http.Handler {
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		ErrorHandling:     promhttp.ContinueOnError,
 		EnableOpenMetrics: true,
-		Timeout:           gaugesTimeout + 5*time.Second,
+		Timeout:           timeout,
 	})
 }

@@ -191,7 +191,7 @@ func TestMetricsAddrInUse(t *testing.T) {
 func TestDebugMuxServesMetrics(t *testing.T) {
 	reg, requests := newMetricsRegistry()
 	requests.ObserveRequest(http.MethodGet, "/v1/data", 200, time.Millisecond)
-	srv := httptest.NewServer(debugMux(metricsHandler(reg, slog.New(slog.DiscardHandler))))
+	srv := httptest.NewServer(debugMux(metricsHandler(reg, time.Second, slog.New(slog.DiscardHandler))))
 	defer srv.Close()
 	fams := scrape(t, srv.URL+"/metrics")
 	if v, _ := value(fams, "vatic_http_requests_total", map[string]string{"method": "GET", "route": "/v1/data", "code": "2xx"}); v != 1 {

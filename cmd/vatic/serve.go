@@ -87,6 +87,7 @@ type serveConfig struct {
 	Conn          connConfig
 	DebugAddr     string
 	MetricsAddr   string
+	MetricsWait   time.Duration
 	PublicURL     string
 	Compat        api.Compat
 	Sessions      sessionConfig
@@ -132,6 +133,7 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	fs.StringVar(&c.PublicURL, "public-url", "", "API base address for links in webhook calls, e.g. https://vatic.example.com/v1 (default: http://<listening address>/v1)")
 	fs.TextVar(&c.Compat, "compat", api.CompatSpec, "spelling `mode`: spec, or original to emit the original service's spellings where the specification renamed a value (import type s3/azure, callbackUrl omitted when none, 404 itemType model, import columns echoing the request)")
 	fs.StringVar(&c.DebugAddr, "debug-addr", "", "if set, serve Go's /debug/pprof profiles and the Prometheus /metrics on this separate address (keep it private)")
+	fs.DurationVar(&c.MetricsWait, "metrics-timeout", 10*time.Second, "longest time one /metrics scrape may take, its catalog reads included; then 503")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "if set, serve the Prometheus /metrics (requests, jobs, rows, database size, Go runtime) on this separate address, without a key")
 	fs.StringVar(&c.Flight.Addr, "flight-addr", "", "if set, serve Arrow Flight SQL (read-only SQL over the live database, with the API keys) on this address, e.g. 127.0.0.1:8815")
 	fs.StringVar(&c.Flight.TLSCert, "flight-tls-cert", "", "PEM certificate file for Flight SQL over TLS (with -flight-tls-key; default: plain gRPC)")
@@ -179,6 +181,9 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	}
 	if c.MaxRestarts <= 0 {
 		return c, errors.New("-max-restarts must be positive")
+	}
+	if c.MetricsWait <= 0 {
+		return c, errors.New("-metrics-timeout must be positive")
 	}
 	if c.Sessions.MaxForecastBuckets <= 0 {
 		return c, errors.New("-max-forecast-buckets must be positive")
@@ -273,7 +278,7 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 		return fmt.Errorf("open engine: %w", err)
 	}
 	defer eng.Close()
-	reg.MustRegister(newEngineCollector(eng, dbPath, log))
+	reg.MustRegister(newEngineCollector(eng, dbPath, c.MetricsWait, log))
 	srv := &http.Server{
 		Handler:           api.New(eng, apiOpts),
 		ReadHeaderTimeout: c.Conn.ReadHeaderTimeout,
@@ -303,7 +308,7 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 	if c.ready != nil {
 		c.ready(ln.Addr().String())
 	}
-	metrics := metricsHandler(reg, log)
+	metrics := metricsHandler(reg, c.MetricsWait, log)
 	if c.DebugAddr != "" {
 		addr, closeDebug, err := sideServer(c.DebugAddr, debugMux(metrics), "debug server", log)
 		if err != nil {
