@@ -68,14 +68,13 @@ func (s *Store) CheckReadOnly(ctx context.Context, query string) error {
 // returns its result as Arrow record batches; see the guarantees above.
 // The reader holds a connection and its read-only transaction until it is
 // released; cancelling ctx interrupts the query (Next then reports the
-// context's error). DuckDB computes the whole result before the first
-// batch (duckdb-go has no streaming results), within its memory limit;
-// the reader then hands it out one DuckDB chunk at a time.
+// context's error). The answer streams (StreamQuery): DuckDB computes
+// each chunk as the reader asks for it.
 func (s *Store) ReadOnlyQuery(ctx context.Context, query string, args ...any) (array.RecordReader, error) {
 	var rr array.RecordReader
 	release, err := s.readOnlyHeld(ctx, query, func(ctx context.Context) error {
 		var err error
-		rr, err = s.Query(ctx, query, args...)
+		rr, err = s.StreamQuery(ctx, query, args...)
 		return err
 	})
 	if err != nil {
