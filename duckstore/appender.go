@@ -62,6 +62,12 @@ func (s *Store) StreamQuery(ctx context.Context, query string, args ...any) (arr
 	return s.Query(ctx, query, args...)
 }
 
+// describe needs the Arrow build's access to the prepared statement;
+// here the result's and parameters' schemas stay unknown (nil).
+func (s *Store) describe(context.Context, string) (Description, error) {
+	return Description{}, nil
+}
+
 // arrowType is the Arrow type DuckDB's Arrow export gives a column of the
 // named type. Types Vatic never stores (intervals, lists, structs, …) come
 // back as their text.

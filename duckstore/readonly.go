@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	duckdb "github.com/duckdb/duckdb-go/v2"
 )
@@ -62,6 +63,26 @@ var (
 // error is ErrInvalidQuery) and checks it is one SELECT (else ErrRefused).
 func (s *Store) CheckReadOnly(ctx context.Context, query string) error {
 	return s.readOnly(ctx, query, func(context.Context) error { return nil })
+}
+
+// Description is what a statement answers and takes, known from
+// preparing it: the result's columns and its parameters ($1, $2, …; a
+// parameter DuckDB cannot type is arrow.Null). Either is nil where it
+// cannot be known (builds without duckdb_arrow).
+type Description struct {
+	Result, Params *arrow.Schema
+}
+
+// ReadOnlyDescribe is CheckReadOnly that also reports the statement's
+// Description, still without running it.
+func (s *Store) ReadOnlyDescribe(ctx context.Context, query string) (Description, error) {
+	var d Description
+	err := s.readOnly(ctx, query, func(ctx context.Context) error {
+		var err error
+		d, err = s.describe(ctx, query)
+		return err
+	})
+	return d, err
 }
 
 // ReadOnlyQuery runs one SELECT statement from an untrusted client and

@@ -181,17 +181,8 @@ func (r *streamReader) start(dc any, query string, args []any) error {
 		names[i] = mapping.ColumnName(&r.res, i)
 		types[i] = mapping.ColumnLogicalType(&r.res, i)
 	}
-	defer func() {
-		for i := range types {
-			mapping.DestroyLogicalType(&types[i])
-		}
-	}()
-	schema, ed := arrowmapping.NewArrowSchema(r.opts, types, names)
-	if err := errorData(ed); err != nil {
-		return fmt.Errorf("duckstore: arrow schema: %w", err)
-	}
-	r.schema = schema
-	return nil
+	r.schema, err = arrowSchema(r.opts, types, names)
+	return err
 }
 
 // bind binds args to the statement's parameters, in order.
@@ -348,4 +339,91 @@ func (r *streamReader) close() {
 		return nil
 	})
 	r.release()
+}
+
+// describe prepares query on the transaction in ctx, or a connection of
+// its own, without running it, and reads the result's columns and the
+// parameters' types as DuckDB binds them.
+func (s *Store) describe(ctx context.Context, query string) (Description, error) {
+	if rawConnErr != nil {
+		return Description{}, nil
+	}
+	c, release, err := s.connFor(ctx)
+	if err != nil {
+		return Description{}, err
+	}
+	defer release()
+	var d Description
+	err = c.Raw(func(dc any) error {
+		raw, err := rawConn(dc)
+		if err != nil {
+			return err
+		}
+		var stmt mapping.PreparedStatement
+		defer mapping.DestroyPrepare(&stmt)
+		if mapping.Prepare(raw, query, &stmt) == mapping.StateError {
+			return &duckdb.Error{Type: duckdb.ErrorTypeInvalid, Msg: mapping.PrepareError(stmt)}
+		}
+		var opts arrowmapping.ArrowOptions
+		arrowmapping.ConnectionGetArrowOptions(raw, &opts)
+		defer arrowmapping.DestroyArrowOptions(&opts)
+		// A column typed by a parameter (SELECT ? AS a) is known only
+		// once bound: the result's schema is then unknown (nil).
+		n := mapping.PreparedStatementColumnCount(stmt)
+		names := make([]string, 0, n)
+		types := make([]mapping.LogicalType, 0, n)
+		known := true
+		for i := range n {
+			known = known && !untyped(mapping.PreparedStatementColumnType(stmt, i))
+			names = append(names, mapping.PreparedStatementColumnName(stmt, i))
+			types = append(types, mapping.PreparedStatementColumnLogicalType(stmt, i))
+		}
+		if known {
+			if d.Result, err = arrowSchema(opts, types, names); err != nil {
+				return err
+			}
+		} else {
+			for i := range types {
+				mapping.DestroyLogicalType(&types[i])
+			}
+		}
+		// A parameter DuckDB could not type (SELECT ?) has no Arrow
+		// type; it is Null in the schema and takes any value.
+		params := make([]arrow.Field, mapping.NParams(stmt))
+		for i := range params {
+			params[i] = arrow.Field{Name: fmt.Sprintf("$%d", i+1), Type: arrow.Null, Nullable: true}
+			if untyped(mapping.ParamType(stmt, mapping.IdxT(i+1))) {
+				continue
+			}
+			t := mapping.ParamLogicalType(stmt, mapping.IdxT(i+1))
+			p, err := arrowSchema(opts, []mapping.LogicalType{t}, []string{params[i].Name})
+			if err != nil {
+				return err
+			}
+			params[i] = p.Field(0)
+		}
+		d.Params = arrow.NewSchema(params, nil)
+		return nil
+	})
+	return d, err
+}
+
+// untyped: DuckDB has not resolved the type (a parameter's, or a column
+// that depends on one).
+func untyped(t mapping.Type) bool {
+	return t == mapping.TypeInvalid || t == mapping.TypeAny || t == mapping.TypeSQLNull
+}
+
+// arrowSchema is the Arrow schema of DuckDB columns; it destroys types.
+func arrowSchema(opts arrowmapping.ArrowOptions, types []mapping.LogicalType, names []string) (*arrow.Schema, error) {
+	defer func() {
+		for i := range types {
+			mapping.DestroyLogicalType(&types[i])
+		}
+	}()
+	schema, ed := arrowmapping.NewArrowSchema(opts, types, names)
+	if err := errorData(ed); err != nil {
+		return nil, fmt.Errorf("duckstore: arrow schema: %w", err)
+	}
+	return schema, nil
 }

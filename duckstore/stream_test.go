@@ -13,6 +13,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/vaticml/vatic/duckstore"
 )
 
 // sumRows reads every batch of rr, returning the row count and the sum
@@ -199,5 +201,34 @@ func TestStreamQueryInTx(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// ReadOnlyDescribe types the result and the parameters without running
+// the statement, and refuses what ReadOnlyQuery refuses.
+func TestReadOnlyDescribe(t *testing.T) {
+	s, _ := sealed(t)
+	d, err := s.ReadOnlyDescribe(t.Context(), "SELECT x, x::VARCHAR AS s, ? AS anything FROM data.t WHERE x > ?::BIGINT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Result != nil {
+		t.Errorf("result schema with a column of a parameter's type = %s, want unknown (nil)", d.Result)
+	}
+	if got, want := d.Params.String(), "schema:\n  fields: 2\n    - $1: type=null, nullable\n    - $2: type=int64, nullable"; got != want {
+		t.Errorf("parameter schema\n%s\nwant\n%s", got, want)
+	}
+	d, err = s.ReadOnlyDescribe(t.Context(), "SELECT x, x::VARCHAR AS s FROM data.t WHERE x > ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := d.Result.String(), "schema:\n  fields: 2\n    - x: type=int64, nullable\n    - s: type=utf8, nullable"; got != want {
+		t.Errorf("result schema\n%s\nwant\n%s", got, want)
+	}
+	if _, err := s.ReadOnlyDescribe(t.Context(), "DELETE FROM data.t"); !errors.Is(err, duckstore.ErrRefused) {
+		t.Errorf("DELETE: %v, want ErrRefused", err)
+	}
+	if _, err := s.ReadOnlyDescribe(t.Context(), "SELECT * FROM data.nope"); !errors.Is(err, duckstore.ErrInvalidQuery) {
+		t.Errorf("unknown table: %v, want ErrInvalidQuery", err)
 	}
 }
