@@ -2,11 +2,8 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"sync"
-	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -34,7 +31,7 @@ import (
 // covariance, the pseudo-inverse when it is singular. buf is scratch
 // memory for the encoded columns (see encodedColumns).
 func (e *Engine) sessionDistances(ctx context.Context, id string, p pipeline, n, workers int, buf []float64) ([]float64, error) {
-	cols, err := e.encodedColumns(ctx, id, p, n, workers, buf)
+	cols, err := e.encodedColumns(ctx, id, p, n, buf)
 	if err != nil {
 		return nil, err
 	}
@@ -49,19 +46,20 @@ func (e *Engine) sessionDistances(ctx context.Context, id string, p pipeline, n,
 	return d2, nil
 }
 
-// distanceChunk is the number of rows of one read of encodedColumns.
-// DuckDB materialises a query's whole result before the first Arrow batch
-// (duckdb-go has no streaming Arrow query), so one query over 1 M rows ×
-// 20 columns drains in about three times the time and CPU of 16 range
-// queries of 65 536 rows (best of 6 on 2 threads: 0.47 s wall, 0.42 s CPU
-// against 0.16 s and 0.16 s; 16 384-row ranges gave 0.18 s).
-const distanceChunk = 1 << 16
-
 // encodedColumns reads the n rows of session id's snapshot and encodes
 // them with p, one slice per encoded column in p.Features order: the
-// columns p.encode gives for every row, value for value. The rows are read
-// in ranges of distanceChunk row numbers by up to workers concurrent
-// queries, each writing its own rows of the columns.
+// columns p.encode gives for every row, value for value.
+//
+// The rows come from one streaming query (Store.StreamQuery): DuckDB
+// scans the table on its own threads and hands over a chunk at a time,
+// which is encoded as it arrives. Until duckdb-go's materialising Query
+// was replaced here, the read was split into concurrent range queries of
+// 65 536 rows, because one query over 1 M rows × 20 columns drained at a
+// third of their speed; streamed, one query over all rows used the least
+// CPU of every split tried (BenchmarkDistancesEndToEnd at load 12 to 15,
+// read 134 to 214 ms and 2.0 to 2.5 M rows per CPU-second, against 1.8 to
+// 2.6 s and 0.6 to 0.9 M for the ranges through Query, and 0.3 to 0.8 s
+// for 2 or 4 streamed ranges on 2 workers).
 //
 // When buf holds at least n values per encoded column, the columns are
 // consecutive slices of it rather than new memory: the caller passes
@@ -72,7 +70,7 @@ const distanceChunk = 1 << 16
 // took 2.2 to 2.9 s into new pages and 7 to 74 ms into the same pages
 // again, and BenchmarkDistancesEndToEnd's read took a median 3.2 s with
 // the buffer against 6.1 s without (load 9 to 15).
-func (e *Engine) encodedColumns(ctx context.Context, id string, p pipeline, n, workers int, buf []float64) ([][]float64, error) {
+func (e *Engine) encodedColumns(ctx context.Context, id string, p pipeline, n int, buf []float64) ([][]float64, error) {
 	names := make([]string, len(p.Columns))
 	for i, pc := range p.Columns {
 		names[i] = pc.Name
@@ -91,22 +89,7 @@ func (e *Engine) encodedColumns(ctx context.Context, id string, p pipeline, n, w
 			cols[j] = make([]float64, n)
 		}
 	}
-	chunks := (n + distanceChunk - 1) / distanceChunk
-	errs := make([]error, chunks)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(max(workers, 1), chunks) {
-		wg.Go(func() {
-			for c := int(next.Add(1) - 1); c < chunks; c = int(next.Add(1) - 1) {
-				lo := c * distanceChunk
-				if errs[c] = e.readRange(ctx, q, p, lo, min(lo+distanceChunk, n), cols); errs[c] != nil {
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := e.readRange(ctx, q, p, 0, n, cols); err != nil {
 		return nil, fmt.Errorf("read session data: %w", err)
 	}
 	return cols, nil
@@ -116,7 +99,7 @@ func (e *Engine) encodedColumns(ctx context.Context, id string, p pipeline, n, w
 // of p's columns) and writes their encoding into those rows of cols. A row
 // is placed by its number, so the query needs no ORDER BY.
 func (e *Engine) readRange(ctx context.Context, q string, p pipeline, lo, hi int, cols [][]float64) error {
-	rr, err := e.store.Query(ctx, q, lo, hi)
+	rr, err := e.store.StreamQuery(ctx, q, lo, hi)
 	if err != nil {
 		return err
 	}

@@ -81,7 +81,7 @@ func BenchmarkDistancesEndToEnd(b *testing.B) {
 		return cols, nil
 	}
 	arrow := func(ctx context.Context) ([][]float64, error) {
-		return e.encodedColumns(ctx, "bench", pipe, n, workers, nil)
+		return e.encodedColumns(ctx, "bench", pipe, n, nil)
 	}
 	// A session passes the memory of its encoded matrix, written before
 	// (encodedColumns): buf stands for it.
@@ -90,7 +90,7 @@ func BenchmarkDistancesEndToEnd(b *testing.B) {
 		buf[i] = 1
 	}
 	arrowBuf := func(ctx context.Context) ([][]float64, error) {
-		return e.encodedColumns(ctx, "bench", pipe, n, workers, buf)
+		return e.encodedColumns(ctx, "bench", pipe, n, buf)
 	}
 	for _, r := range []struct {
 		name string

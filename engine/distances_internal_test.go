@@ -17,13 +17,14 @@ import (
 // the session's matrix path gives: the frame read by
 // readSnapshot, the missing-value tokens, p.encode, then the kernel on the
 // matrix's columns. The snapshot has every feature type, nulls, a stored
-// NaN, an integer column and a missing-value token, and more rows than one
-// read so that several ranges are read concurrently. Under the
+// NaN, an integer column and a missing-value token, and more rows than
+// one row group (122 880), so the streamed scan hands them over from
+// DuckDB's threads in many chunks. Under the
 // duckdb_arrow tag the batches are DuckDB's Arrow export; without it
 // (make test-plain) duckstore's database/sql fallback, so the test pins
 // both builds to the same definition.
 func TestDistancesColumnarMatchesMatrix(t *testing.T) {
-	const n, workers = distanceChunk + 4465, 2
+	const n, workers = 122_880 + 4465, 2
 	e := newTestEngine(t)
 	ctx := t.Context()
 	snap, err := columnar.QualifiedIdent(sqlgen.ResultsSchema, sqlgen.SnapshotTable("s"))
@@ -80,7 +81,7 @@ func TestDistancesColumnarMatchesMatrix(t *testing.T) {
 	}
 	names, _ := pipe.Features()
 	for _, buf := range [][]float64{nil, dirty} {
-		got, err := e.encodedColumns(ctx, "s", pipe, n, workers, buf)
+		got, err := e.encodedColumns(ctx, "s", pipe, n, buf)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,10 +182,10 @@ func TestEncodedColumnsRowCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	pipe := pipeline{Columns: []prepColumn{{Name: "x", Type: columnar.Numeric}}}
-	if _, err := e.encodedColumns(t.Context(), "s", pipe, 12, 2, nil); err == nil {
+	if _, err := e.encodedColumns(t.Context(), "s", pipe, 12, nil); err == nil {
 		t.Fatal("12 rows read from a snapshot of 10")
 	}
-	cols, err := e.encodedColumns(t.Context(), "s", pipe, 10, 2, nil)
+	cols, err := e.encodedColumns(t.Context(), "s", pipe, 10, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
