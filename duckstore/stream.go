@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -77,7 +78,8 @@ var logStreamFallback sync.Once
 // query, also between batches (Err then reports the context's error).
 //
 // args bind the statement's parameters ($1 or ?) in order: nil, bool,
-// Go integers and floats, string and []byte.
+// Go integers and floats, string, []byte and time.Time (as a TIMESTAMP:
+// its instant in UTC).
 func (s *Store) StreamQuery(ctx context.Context, query string, args ...any) (array.RecordReader, error) {
 	if rawConnErr != nil {
 		logStreamFallback.Do(func() {
@@ -225,6 +227,10 @@ func bind(stmt mapping.PreparedStatement, args []any) error {
 			state = mapping.BindVarchar(stmt, idx, v)
 		case []byte:
 			state = mapping.BindBlob(stmt, idx, v)
+		case time.Time:
+			// A TIMESTAMP, the type of every time the engine stores;
+			// DuckDB casts it where the parameter is a DATE.
+			state = mapping.BindTimestamp(stmt, idx, mapping.NewTimestamp(v.UnixMicro()))
 		default:
 			return &duckdb.Error{Type: duckdb.ErrorTypeInvalidInput,
 				Msg: fmt.Sprintf("Invalid Input Error: parameter %d: values of type %T cannot be bound", i+1, a)}

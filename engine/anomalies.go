@@ -267,7 +267,7 @@ func (e *Engine) anomalyRows(ctx context.Context, s Session, contestant string, 
 	if err := scanOne(r, &out.Total); err != nil {
 		return nil, err
 	}
-	if out.Reader, err = e.store.Query(ctx, q, args...); err != nil {
+	if out.Reader, err = e.store.StreamQuery(ctx, q, args...); err != nil {
 		return nil, fmt.Errorf("read results of session %s: %w", s.ID, err)
 	}
 	return out, nil

@@ -403,7 +403,9 @@ func (p pipeline) encode(frame []*frameColumn, rows []int) (*mat.Dense, error) {
 	return x, nil
 }
 
-// readSnapshot reads a session's snapshot columns.
+// readSnapshot reads a session's snapshot columns, streamed: DuckDB
+// hands each chunk over as it computes it, and never holds a second copy
+// of the snapshot beside the frame being built.
 func (e *Engine) readSnapshot(ctx context.Context, session string, cols []columnar.Column) ([]*frameColumn, error) {
 	names := make([]string, len(cols))
 	for i, c := range cols {
@@ -413,7 +415,7 @@ func (e *Engine) readSnapshot(ctx context.Context, session string, cols []column
 	if err != nil {
 		return nil, err
 	}
-	rr, err := e.store.Query(ctx, q)
+	rr, err := e.store.StreamQuery(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("read session data: %w", err)
 	}

@@ -156,7 +156,7 @@ func (e *Engine) SessionOutliers(ctx context.Context, id string, p Page) (Sessio
 	if err != nil {
 		return s, nil, err
 	}
-	if out.Reader, err = e.store.Query(ctx, q, args...); err != nil {
+	if out.Reader, err = e.store.StreamQuery(ctx, q, args...); err != nil {
 		return s, nil, fmt.Errorf("read outliers of session %s: %w", s.ID, err)
 	}
 	return s, out, nil
@@ -199,7 +199,7 @@ func (e *Engine) forecastRows(ctx context.Context, s Session, interval string, p
 	if err != nil {
 		return nil, err
 	}
-	if out.Reader, err = e.store.Query(ctx, q, args...); err != nil {
+	if out.Reader, err = e.store.StreamQuery(ctx, q, args...); err != nil {
 		return nil, fmt.Errorf("read results of session %s: %w", s.ID, err)
 	}
 	return out, nil
@@ -254,7 +254,7 @@ func (e *Engine) testRowsOf(ctx context.Context, s Session, contestant string, s
 	if err != nil {
 		return nil, err
 	}
-	if out.Reader, err = e.store.Query(ctx, q, args...); err != nil {
+	if out.Reader, err = e.store.StreamQuery(ctx, q, args...); err != nil {
 		return nil, fmt.Errorf("read results of session %s: %w", s.ID, err)
 	}
 	return out, nil

@@ -710,7 +710,7 @@ func (e *Engine) ReadViewRows(ctx context.Context, name string, q RowsQuery) (Vi
 	if err != nil {
 		return v, nil, err
 	}
-	if out.Reader, err = e.store.Query(ctx, sq, args...); err != nil {
+	if out.Reader, err = e.store.StreamQuery(ctx, sq, args...); err != nil {
 		return v, nil, fmt.Errorf("read rows of view %q: %w", v.Name, err)
 	}
 	return v, out, nil
