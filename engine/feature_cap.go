@@ -36,12 +36,13 @@ func (p *pipeline) capFeatures(frame []*frameColumn, rows []int, t fitTarget) {
 	if len(names) <= maxFeatures {
 		return
 	}
+	p.capped = len(names)
+	nonText := p.withoutText()
 	m := len(names) - p.textWidth()
 	score := make([]float64, 0, len(names))
 	if t.y != nil {
 		if m > 0 {
-			// encode fails only without rows, which have no words to cap.
-			x, err := p.withoutText().encode(frame, rows)
+			x, err := nonText.encode(frame, rows)
 			if err != nil {
 				return
 			}
@@ -61,7 +62,6 @@ func (p *pipeline) capFeatures(frame []*frameColumn, rows []int, t fitTarget) {
 			}
 		}
 	}
-	p.capped = len(names)
 	order := make([]int, len(names))
 	for j := range order {
 		order[j] = j
