@@ -247,7 +247,7 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 	for i, c := range yTrain {
 		yf[i] = float64(c)
 	}
-	sp, err := encodeSplit(d, trainRows, testRows, s.MissingValues, fitTarget{y: yf, discrete: true, seed: seed})
+	sp, err := encodeSplit(d, trainRows, testRows, s.MissingValues, fitTarget{y: yf, discrete: true})
 	if err != nil {
 		return e.failWithMessages(ctx, s, msgs, err)
 	}
@@ -298,7 +298,7 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 	for i, c := range cs.y {
 		yAll[i] = float64(c)
 	}
-	all := fitPipeline(d.frame, d.cols, rows, s.MissingValues, fitTarget{y: yAll, discrete: true, seed: seed})
+	all := fitPipeline(d.frame, d.cols, rows, s.MissingValues, fitTarget{y: yAll, discrete: true})
 	xAll, err := all.encode(d.frame, rows)
 	if err != nil {
 		return err

@@ -158,37 +158,25 @@ type pipeline struct {
 	// Missing are the session's missing-value tokens, applied to predicted
 	// rows too.
 	Missing []string `json:"missing,omitempty"`
-	// Drop names the non-text features §9's cap left out of the matrix
-	// (feature_cap.go); the text columns' left-out words are not in their
-	// Terms.
-	Drop []string `json:"drop,omitempty"`
 	// texts are the text columns' fitted vocabularies, in the order of
 	// their columns; the session stores them, the saved model does not
 	// need them.
 	texts []textFit
-	// capped is the feature count before §9's cap, when it applied (0
-	// otherwise), and importance the kept features' importance it ranked
-	// them by (nil without a cap or a target).
-	capped     int
-	importance []float64
 }
 
 // fitTarget is the target of the rows a pipeline is fitted on, which
 // text columns select their words by: y[i] belongs to rows[i]; y is nil
-// when the session has no target (anomalies). seed is the session seed,
-// which §9's importance subsamples rows with when the feature cap applies.
+// when the session has no target (anomalies).
 type fitTarget struct {
 	y        []float64
 	discrete bool
-	seed     uint64
 }
 
 // fitPipeline fits the preparation of the feature columns on the given
 // rows (the training rows; all rows for the saved model); missing are the
 // session's missing-value tokens, kept for predict; t is the rows' target,
-// which text columns select their words by, and with which §9's cap keeps
-// the best maxFeatures features. Text columns come after the others, so
-// their many features sit at the end of the matrix.
+// which text columns select their words by. Text columns come after the
+// others, so their many features sit at the end of the matrix.
 func fitPipeline(frame []*frameColumn, meta []columnar.Column, rows []int, missing []string, t fitTarget) pipeline {
 	p := pipeline{Missing: missing}
 	var texts []prepColumn
@@ -230,7 +218,6 @@ func fitPipeline(frame []*frameColumn, meta []columnar.Column, rows []int, missi
 		p.Columns = append(p.Columns, pc)
 	}
 	p.Columns = append(p.Columns, texts...)
-	p.capFeatures(frame, rows, t)
 	return p
 }
 
@@ -320,42 +307,6 @@ var datePartNames = []string{"year", "month", "dayOfWeek", "dayOfYear"}
 // take only a few values (one-hot and logical), for the feature importance
 // estimator.
 func (p pipeline) Features() (names []string, discrete []bool) {
-	names, discrete = p.allFeatures()
-	if len(p.Drop) == 0 {
-		return names, discrete
-	}
-	out := p.columnMap(names)
-	k := 0
-	for j, o := range out {
-		if o >= 0 {
-			names[k], discrete[k] = names[j], discrete[j]
-			k++
-		}
-	}
-	return names[:k], discrete[:k]
-}
-
-// columnMap maps each of the features p's columns encode (names, from
-// allFeatures) to its column in the matrix, -1 for those in Drop.
-func (p pipeline) columnMap(names []string) []int {
-	drop := make(map[string]bool, len(p.Drop))
-	for _, d := range p.Drop {
-		drop[d] = true
-	}
-	out := make([]int, len(names))
-	k := 0
-	for j, n := range names {
-		out[j] = -1
-		if !drop[n] {
-			out[j] = k
-			k++
-		}
-	}
-	return out
-}
-
-// allFeatures is Features before Drop.
-func (p pipeline) allFeatures() (names []string, discrete []bool) {
 	add := func(name string, d bool) { names, discrete = append(names, name), append(discrete, d) }
 	for _, c := range p.Columns {
 		switch {
@@ -391,17 +342,6 @@ func (p pipeline) encode(frame []*frameColumn, rows []int) (*mat.Dense, error) {
 	names, _ := p.Features()
 	width := len(names)
 	x := mat.NewDense(max(len(rows), 1), max(width, 1), nil)
-	// set writes encoded feature j (before Drop) of row i.
-	set := x.Set
-	if len(p.Drop) > 0 {
-		all, _ := p.allFeatures()
-		out := p.columnMap(all)
-		set = func(i, j int, v float64) {
-			if k := out[j]; k >= 0 {
-				x.Set(i, k, v)
-			}
-		}
-	}
 	col := 0
 	for _, pc := range p.Columns {
 		fc, ok := byName[strings.ToLower(pc.Name)]
@@ -410,7 +350,7 @@ func (p pipeline) encode(frame []*frameColumn, rows []int) (*mat.Dense, error) {
 		}
 		switch {
 		case pc.Type == columnar.Text:
-			encodeText(pc, fc, rows, set, col)
+			encodeText(pc, fc, rows, x, col)
 			col += len(pc.Terms)
 		case pc.Type == columnar.String:
 			index := make(map[string]int, len(pc.Levels))
@@ -423,7 +363,7 @@ func (p pipeline) encode(frame []*frameColumn, rows []int) (*mat.Dense, error) {
 					v = strings.ToLower(fc.Text[r])
 				}
 				if j, ok := index[v]; ok {
-					set(i, col+j, 1)
+					x.Set(i, col+j, 1)
 				}
 			}
 			col += len(pc.Levels)
@@ -434,12 +374,12 @@ func (p pipeline) encode(frame []*frameColumn, rows []int) (*mat.Dense, error) {
 					v = pc.Fill
 				}
 				t := time.Unix(0, int64(v*1e9)).UTC()
-				set(i, col, float64(t.Year()))
-				set(i, col+1, float64(t.Month()))
-				set(i, col+2, float64(t.Weekday()))
-				set(i, col+3, float64(t.YearDay()))
+				x.Set(i, col, float64(t.Year()))
+				x.Set(i, col+1, float64(t.Month()))
+				x.Set(i, col+2, float64(t.Weekday()))
+				x.Set(i, col+3, float64(t.YearDay()))
 				if pc.Hour {
-					set(i, col+4, float64(t.Hour()))
+					x.Set(i, col+4, float64(t.Hour()))
 				}
 			}
 			col += len(datePartNames)
@@ -452,7 +392,7 @@ func (p pipeline) encode(frame []*frameColumn, rows []int) (*mat.Dense, error) {
 				if math.IsNaN(v) {
 					v = pc.Fill
 				}
-				set(i, col, v)
+				x.Set(i, col, v)
 			}
 			col++
 		}

@@ -208,7 +208,7 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 	trainPos, testPos := split(seed, n)
 	trainRows, testRows := pick(d.rows, trainPos), pick(d.rows, testPos)
 	yTrain, yTest := pick(d.y, trainPos), pick(d.y, testPos)
-	sp, err := encodeSplit(d, trainRows, testRows, s.MissingValues, fitTarget{y: yTrain, seed: seed})
+	sp, err := encodeSplit(d, trainRows, testRows, s.MissingValues, fitTarget{y: yTrain})
 	if err != nil {
 		return e.failWithMessages(ctx, s, msgs, err)
 	}
@@ -252,7 +252,7 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 	}
 	// The saved model: the champion refitted on every row, with a
 	// preparation fitted on every row too (MODELLING §5.2).
-	all := fitPipeline(d.frame, d.cols, d.rows, s.MissingValues, fitTarget{y: d.y, seed: seed})
+	all := fitPipeline(d.frame, d.cols, d.rows, s.MissingValues, fitTarget{y: d.y})
 	xAll, err := all.encode(d.frame, d.rows)
 	if err != nil {
 		return err
@@ -322,13 +322,7 @@ func (e *Engine) createResults(ctx context.Context, q string, err error, what st
 // their column selected them by (text.Importance, the same definition
 // computed on the sparse TF-IDF matrix: the k-NN estimator over up to
 // maxTextTerms columns per text column would cost more than the contest).
-//
-// When §9's cap applied, the pipeline ranked its features by this
-// importance already, and that is returned.
 func (sp encodedSplit) importance(y []float64, targetDiscrete bool, seed uint64, workers int) []float64 {
-	if sp.pipe.importance != nil {
-		return sp.pipe.importance
-	}
 	textWidth := 0
 	for _, tf := range sp.pipe.texts {
 		textWidth += len(tf.terms)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/vaticml/vatic/columnar"
 	"github.com/vaticml/vatic/stats/text"
@@ -42,13 +43,9 @@ type textFit struct {
 	vocab  *text.Vocabulary
 	terms  []string  // kept words, in feature order
 	idf    []float64 // their idf
-	index  []int     // their indices in vocab.Terms
 	// importance is each kept word's importance against the target, in
 	// feature order (nil without a target).
 	importance []float64
-	// selected is how many words the column kept before §9's global cap
-	// (feature_cap.go) left some out.
-	selected int
 }
 
 // fitText fits a text column's vocabulary on the given rows and keeps its
@@ -72,10 +69,8 @@ func fitText(fc *frameColumn, rows []int, t fitTarget) textFit {
 	if len(order) > maxTextTerms {
 		order = order[:maxTextTerms]
 	}
-	tf.selected = len(order)
 	for _, r := range order {
 		tf.terms = append(tf.terms, vocab.Terms[r].Text)
-		tf.index = append(tf.index, r)
 		tf.idf = append(tf.idf, vocab.IDF[r])
 		if scores != nil {
 			tf.importance = append(tf.importance, scores[r])
@@ -95,16 +90,16 @@ func documents(fc *frameColumn, rows []int) []string {
 	return docs
 }
 
-// encodeText writes the TF-IDF features of a text column's rows with set,
-// into the columns from col on, which hold zeros.
-func encodeText(pc prepColumn, fc *frameColumn, rows []int, set func(i, j int, v float64), col int) {
+// encodeText writes the TF-IDF features of a text column's rows into x's
+// columns from col on; x holds zeros there.
+func encodeText(pc prepColumn, fc *frameColumn, rows []int, x *mat.Dense, col int) {
 	if len(pc.Terms) == 0 {
 		return
 	}
 	m := text.NewEncoder(pc.Terms, pc.IDF).Transform(documents(fc, rows))
 	for i := range m.Rows {
 		for k := m.Indptr[i]; k < m.Indptr[i+1]; k++ {
-			set(i, col+int(m.Indices[k]), m.Data[k])
+			x.Set(i, col+int(m.Indices[k]), m.Data[k])
 		}
 	}
 }
@@ -126,10 +121,9 @@ func (p pipeline) withoutText() pipeline {
 	return q
 }
 
-// textMessages tells the session what each text column of p became, and
-// whether §9's cap left features out (in model sessions, p is the
-// training split's pipeline: the saved model's, fitted on every row,
-// keeps the same number of words or close to it).
+// textMessages tells the session what each text column of p became (in
+// model sessions, p is the training split's pipeline: the saved model's,
+// fitted on every row, keeps the same number of words or close to it).
 func textMessages(p pipeline) []Message {
 	var msgs []Message
 	for _, tf := range p.texts {
@@ -137,15 +131,13 @@ func textMessages(p pipeline) []Message {
 		switch {
 		case words == 0:
 			msgs = append(msgs, Message{"warning", fmt.Sprintf("Text column %s adds no features: no term occurs in at least %d and at most %.0f%% of the rows.", tf.column, text.MinDF, 100*text.MaxDF)})
-		case len(tf.terms) == 0 && tf.selected > 0:
-			msgs = append(msgs, Message{"warning", fmt.Sprintf("Text column %s adds no features: none of its %d best words is among the %d best features.", tf.column, tf.selected, maxFeatures)})
 		case len(tf.terms) == 0:
 			msgs = append(msgs, Message{"warning", fmt.Sprintf("Text column %s adds no features: none of its %d words varies with the target.", tf.column, words)})
 		default:
 			msgs = append(msgs, Message{"informational", fmt.Sprintf("Text column %s: %d of its %d words became features (its vocabulary has %d terms, the others stop words).", tf.column, len(tf.terms), words, len(tf.vocab.Terms))})
 		}
 	}
-	return append(msgs, capMessage(p)...)
+	return msgs
 }
 
 // vocabularyWords are a fitted vocabulary's entries as the catalog keeps
