@@ -1,0 +1,83 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/vaticml/vatic/columnar"
+)
+
+// textSessionFrame is a classification session's rows of one text column
+// and a numeric one: n documents of 20–40 words drawn from a Zipf law
+// over 20 000 pseudo-words, each class (of k) drawing half its words from
+// its own shuffle of the list, so many words vary with the class.
+func textSessionFrame(n, k int) (*sessionData, []float64) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	words := make([]string, 20_000)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%dq", i)
+	}
+	perms := make([][]int, k)
+	for c := range perms {
+		perms[c] = rng.Perm(len(words))
+	}
+	zipf := rand.NewZipf(rng, 1.1, 2, uint64(len(words)-1))
+	doc := &frameColumn{Name: "doc", Type: columnar.Text}
+	num := &frameColumn{Name: "x", Type: columnar.NumericMeasure}
+	y := make([]float64, n)
+	var sb strings.Builder
+	for i := range n {
+		c := rng.IntN(k)
+		y[i] = float64(c)
+		sb.Reset()
+		for range 20 + rng.IntN(21) {
+			w := int(zipf.Uint64())
+			if rng.IntN(2) == 0 {
+				w = perms[c][w]
+			}
+			sb.WriteString(words[w])
+			sb.WriteByte(' ')
+		}
+		doc.Text, doc.OK = append(doc.Text, sb.String()), append(doc.OK, true)
+		num.Num = append(num.Num, rng.NormFloat64()+y[i])
+	}
+	d := &sessionData{
+		cols: []columnar.Column{
+			{Name: "x", DataType: columnar.NumericMeasure, Role: columnar.RoleFeature},
+			{Name: "doc", DataType: columnar.Text, Role: columnar.RoleFeature},
+		},
+		frame: []*frameColumn{num, doc},
+		rows:  make([]int, n),
+	}
+	for i := range d.rows {
+		d.rows[i] = i
+	}
+	return d, y
+}
+
+// BenchmarkEncodeSplitText100k is a classification session's preparation
+// of 100 000 rows with one text column (6 classes, 80 % training rows):
+// the vocabulary, the word selection and the encoded training and test
+// matrices the contest receives. MB-matrices is their size; run it under
+// /usr/bin/time -v for the peak RSS:
+//
+//	go test -tags duckdb_arrow -c -o /tmp/engine.test ./engine
+//	/usr/bin/time -v /tmp/engine.test -test.run '^$' -test.bench EncodeSplitText100k -test.benchtime 1x
+func BenchmarkEncodeSplitText100k(b *testing.B) {
+	const n, k = 100_000, 6
+	d, y := textSessionFrame(n, k)
+	nTest := n / 5
+	train, test := d.rows[nTest:], d.rows[:nTest]
+	for b.Loop() {
+		sp, err := encodeSplit(d, train, test, nil, fitTarget{y: y[nTest:], discrete: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, c := sp.xTrain.Dims()
+		rt, _ := sp.xTest.Dims()
+		b.ReportMetric(float64((r+rt)*c*8)/1e6, "MB-matrices")
+		b.ReportMetric(float64(c), "features")
+	}
+}
