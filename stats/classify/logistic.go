@@ -625,6 +625,16 @@ func owlqn(smooth func(x, grad []float64) float64, penalised func(i int) bool, l
 	alpha := make([]float64, memory)
 	var ss, ys [][]float64
 	var rho []float64
+	// start is the first step the line search tries: the last accepted
+	// step, doubled when it was accepted at once, up to the quasi-Newton
+	// step of 1. Near the optimum the steps OWL-QN accepts stay at 1/2 or
+	// 1/4 for hundreds of iterations (the orthant projection shortens the
+	// quasi-Newton step), and starting every search at 1 spent one or two
+	// rejected evaluations on each. L1's C search and fit (balanced,
+	// one worker) went from 8 559 evaluations to 5 577 on iris, 5 413 to
+	// 4 545 on wine and 10 778 to 7 297 on breast cancer, choosing the
+	// same C; the reference tests hold unchanged.
+	start := 1.0
 	f := objective(x, g)
 	pseudo(pg, x, g)
 	for range maxIter {
@@ -657,13 +667,13 @@ func owlqn(smooth func(x, grad []float64) float64, penalised func(i int) bool, l
 				orth[i] = math.Copysign(1, -pg[i])
 			}
 		}
-		step := 1.0
+		step := min(1, start)
 		if len(ss) == 0 {
 			step = 1 / max(1, floats.Norm(d, 2))
 		}
 		var fn float64
 		ok := false
-		for range maxHalve {
+		for try := range maxHalve {
 			for i := range xn {
 				xn[i] = x[i] + step*d[i]
 				if penalised(i) && xn[i]*orth[i] <= 0 {
@@ -677,6 +687,10 @@ func owlqn(smooth func(x, grad []float64) float64, penalised func(i int) bool, l
 			}
 			if fn <= f+armijo*dec && fn < f {
 				ok = true
+				start = step
+				if try == 0 {
+					start = 2 * step
+				}
 				break
 			}
 			step /= 2

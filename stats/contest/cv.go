@@ -270,6 +270,14 @@ func meanSE(vs []float64) (mean, se float64) {
 // 14's classification workload). Without fold values the best's SE is
 // used.
 func ChampionCV(scores []CVScore, higherIsBetter bool) int {
+	return ChampionCVWithin(scores, higherIsBetter, 1)
+}
+
+// ChampionCVWithin is ChampionCV with the margin widened to ses standard
+// errors: the earliest candidate whose mean is within ses paired SEs of
+// the best's wins, so a later (more complex) candidate displaces an
+// earlier one only when it is better by that many SEs.
+func ChampionCVWithin(scores []CVScore, higherIsBetter bool, ses float64) int {
 	ok := func(s CVScore) bool { return s.Err == nil && !math.IsNaN(s.Mean) }
 	best := -1
 	for i, s := range scores {
@@ -299,6 +307,7 @@ func ChampionCV(scores []CVScore, higherIsBetter bool) int {
 		if math.IsNaN(tol) {
 			tol = 0
 		}
+		tol *= ses
 		if higherIsBetter {
 			return s.Mean >= b.Mean-tol
 		}

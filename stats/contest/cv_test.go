@@ -312,3 +312,30 @@ func TestChampionCVPaired(t *testing.T) {
 		t.Errorf("a candidate trading wins with the best lost (%d)", got)
 	}
 }
+
+// ChampionCVWithin widens the margin: a simpler candidate 1.6 paired SEs
+// behind loses under one SE and wins under two.
+func TestChampionCVWithin(t *testing.T) {
+	best := contest.CVScore{Key: "forest", Mean: 0.90, Folds: []float64{0.90, 1.00, 0.80, 0.95, 0.85}}
+	behind := contest.CVScore{Key: "logistic", Mean: 0.88, Folds: []float64{0.91, 0.95, 0.81, 0.91, 0.82}} // paired SE 0.0126
+	scores := []contest.CVScore{behind, best}
+	if got := contest.ChampionCVWithin(scores, true, 1); got != 1 {
+		t.Errorf("ChampionCVWithin(1 SE) = %d, want 1: 0.02 is 1.6 paired SEs", got)
+	}
+	if got := contest.ChampionCV(scores, true); got != 1 {
+		t.Errorf("ChampionCV = %d, want ChampionCVWithin(1 SE)'s 1", got)
+	}
+	if got := contest.ChampionCVWithin(scores, true, 2); got != 0 {
+		t.Errorf("ChampionCVWithin(2 SEs) = %d, want the simpler 0", got)
+	}
+	// Lower is better: the same margins on an error.
+	for i := range scores {
+		scores[i].Mean = 1 - scores[i].Mean
+		for f := range scores[i].Folds {
+			scores[i].Folds[f] = 1 - scores[i].Folds[f]
+		}
+	}
+	if got1, got2 := contest.ChampionCVWithin(scores, false, 1), contest.ChampionCVWithin(scores, false, 2); got1 != 1 || got2 != 0 {
+		t.Errorf("lower is better: ChampionCVWithin = %d (1 SE), %d (2 SEs), want 1, 0", got1, got2)
+	}
+}
