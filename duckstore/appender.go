@@ -55,6 +55,19 @@ func (s *Store) Query(ctx context.Context, query string, args ...any) (array.Rec
 	return r, nil
 }
 
+// StreamQuery is Query in builds without duckdb_arrow: database/sql's
+// rows come from duckdb-go's materialised result, so the answer is whole
+// in memory before the first batch (the Arrow build streams it).
+func (s *Store) StreamQuery(ctx context.Context, query string, args ...any) (array.RecordReader, error) {
+	return s.Query(ctx, query, args...)
+}
+
+// describe needs the Arrow build's access to the prepared statement;
+// here the result's and parameters' schemas stay unknown (nil).
+func (s *Store) describe(context.Context, string) (Description, error) {
+	return Description{}, nil
+}
+
 // arrowType is the Arrow type DuckDB's Arrow export gives a column of the
 // named type. Types Vatic never stores (intervals, lists, structs, …) come
 // back as their text.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	duckdb "github.com/duckdb/duckdb-go/v2"
 )
@@ -64,18 +65,37 @@ func (s *Store) CheckReadOnly(ctx context.Context, query string) error {
 	return s.readOnly(ctx, query, func(context.Context) error { return nil })
 }
 
+// Description is what a statement answers and takes, known from
+// preparing it: the result's columns and its parameters ($1, $2, …; a
+// parameter DuckDB cannot type is arrow.Null). Either is nil where it
+// cannot be known (builds without duckdb_arrow).
+type Description struct {
+	Result, Params *arrow.Schema
+}
+
+// ReadOnlyDescribe is CheckReadOnly that also reports the statement's
+// Description, still without running it.
+func (s *Store) ReadOnlyDescribe(ctx context.Context, query string) (Description, error) {
+	var d Description
+	err := s.readOnly(ctx, query, func(ctx context.Context) error {
+		var err error
+		d, err = s.describe(ctx, query)
+		return err
+	})
+	return d, err
+}
+
 // ReadOnlyQuery runs one SELECT statement from an untrusted client and
 // returns its result as Arrow record batches; see the guarantees above.
 // The reader holds a connection and its read-only transaction until it is
 // released; cancelling ctx interrupts the query (Next then reports the
-// context's error). DuckDB computes the whole result before the first
-// batch (duckdb-go has no streaming results), within its memory limit;
-// the reader then hands it out one DuckDB chunk at a time.
+// context's error). The answer streams (StreamQuery): DuckDB computes
+// each chunk as the reader asks for it.
 func (s *Store) ReadOnlyQuery(ctx context.Context, query string, args ...any) (array.RecordReader, error) {
 	var rr array.RecordReader
 	release, err := s.readOnlyHeld(ctx, query, func(ctx context.Context) error {
 		var err error
-		rr, err = s.Query(ctx, query, args...)
+		rr, err = s.StreamQuery(ctx, query, args...)
 		return err
 	})
 	if err != nil {
