@@ -133,7 +133,14 @@ func (e *Engine) ReadRows(ctx context.Context, name string, q RowsQuery) (*Rows,
 	if err != nil {
 		return nil, err
 	}
-	if out.Reader, err = e.store.Query(ctx, sq, args...); err != nil {
+	// Streamed when nothing is bound: a whole export is every row, which
+	// the materialising Query would hold in memory (and convert) before
+	// the first byte. StreamQuery binds no dates, which a range needs.
+	query := e.store.Query
+	if len(args) == 0 {
+		query = e.store.StreamQuery
+	}
+	if out.Reader, err = query(ctx, sq, args...); err != nil {
 		return nil, fmt.Errorf("read rows of %q: %w", d.Name, err)
 	}
 	return out, nil

@@ -20,6 +20,10 @@ type Store interface {
 	Rows(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	// Query runs one parameterised statement; the caller releases the reader.
 	Query(ctx context.Context, query string, args ...any) (array.RecordReader, error)
+	// StreamQuery is Query with the result computed chunk by chunk as the
+	// reader advances, instead of whole before the first batch: memory
+	// stays bounded and the first bytes of a large answer leave at once.
+	StreamQuery(ctx context.Context, query string, args ...any) (array.RecordReader, error)
 	// Append drains rr into table (quoted) by column name and reports how
 	// many rows were written.
 	Append(ctx context.Context, table string, rr array.RecordReader) (int64, error)
