@@ -73,7 +73,17 @@ func TestJSONPredictSource(t *testing.T) {
 	if len(rows) != 3 || !lits[0]["a"] || lits[0]["b"] || !lits[0]["c"] || lits[1]["a"] {
 		t.Errorf("rows %d, literals %v", len(rows), lits)
 	}
-	for _, bad := range []string{`{"data":[{"a":[1]}]}`, `{"data":[1]}`, `{"data":{}}`, `[]`, `{"data":[{"a":1}]`, `{"data":[]}x`} {
+	// Whitespace anywhere between tokens, escaped keys, and strings that
+	// hold the object's delimiters read as in compact text.
+	spaced, spacedLits, err := decodePredictJSON(t, "{ \"data\" : [ {\n\t\"a\" : -1.5e3 ,\r\n \"\\u0062\":\"},\\\\\" , \"c\" :false } , { \"a\":\"x,y}\"\t} ] }")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spaced) != 2 || str(spaced[0]["a"]) != "-1.5e3" || str(spaced[0]["b"]) != `},\` || str(spaced[0]["c"]) != "false" ||
+		str(spaced[1]["a"]) != "x,y}" || spaced[1]["b"] != nil || !spacedLits[0]["a"] || !spacedLits[0]["c"] || spacedLits[1]["a"] {
+		t.Errorf("spaced rows = %v, literals %v", spaced, spacedLits)
+	}
+	for _, bad := range []string{`{"data":[{"a":[1]}]}`, `{"data":[{"a":1,"b":{"c":1}}]}`, `{"data":[1]}`, `{"data":{}}`, `[]`, `{"data":[{"a":1}]`, `{"data":[]}x`} {
 		if _, _, err := decodePredictJSON(t, bad); err == nil {
 			t.Errorf("%s decoded, want an error", bad)
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // catalogCache keeps the catalog entries that reads look up by key in
@@ -33,6 +34,9 @@ import (
 //     it may change (dropDataset, dropSession, dropModel, dropImport; each
 //     also drops usage), and the next read fills them from the committed
 //     catalog. The cache never holds a value the catalog did not commit.
+//     One exception, for the predict path: a model's lastUsed is moved
+//     forward in place after the touch commits (touchModel), since it is
+//     the same monotone step the catalog took.
 //  2. A drop runs after the write is durable: at once for a statement
 //     outside a transaction, when the transaction ends for one inside
 //     (afterCommit, hookedStore.Tx). Dropping earlier would let a
@@ -140,6 +144,23 @@ func (c *catalogCache) version(name string) uint64 {
 func (c *catalogCache) dropSession(id string) { c.drop(func() { delete(c.sessions, id) }) }
 func (c *catalogCache) dropModel(id string)   { c.drop(func() { delete(c.models, id) }) }
 func (c *catalogCache) dropImport(id string)  { c.drop(func() { delete(c.imports, id) }) }
+
+// touchModel is the one write-through (invariant 1's exception): after a
+// predict's touch of model id has committed, the cached entry's lastUsed
+// moves forward to at, as the catalog's did (touchModel's greatest), so
+// the entry stays and stays equal to the catalog. The generation still
+// moves, so a fill that read the entry before the touch committed is not
+// stored (invariant 3). Usage is kept: its prediction count is not cached
+// here (Engine.Usage).
+func (c *catalogCache) touchModel(id string, at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	if m, ok := c.models[id]; ok && (m.LastUsed == nil || m.LastUsed.Before(at)) {
+		m.LastUsed = &at
+		c.models[id] = m
+	}
+}
 
 func (c *catalogCache) dataset(name string) (Dataset, bool) {
 	c.mu.Lock()
@@ -388,6 +409,16 @@ func (e *Engine) modelsChanged(ctx context.Context, ids ...string) {
 				c.dropModel(id)
 			}
 		})
+	}
+}
+
+// modelTouched moves model id's cached lastUsed to at once a predict's
+// touch has committed (catalogCache.touchModel), instead of dropping the
+// entry: every predict touches its model, and a drop would make the next
+// predict of the same model query the catalog for it again.
+func (e *Engine) modelTouched(ctx context.Context, id string, at time.Time) {
+	if c := e.cache; c != nil {
+		afterCommit(ctx, func() { c.touchModel(id, at) })
 	}
 }
 

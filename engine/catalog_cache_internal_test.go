@@ -252,6 +252,33 @@ func TestCacheSessionsAndModels(t *testing.T) {
 	if u, _ := e.Usage(ctx); u.Predictions != 1 {
 		t.Errorf("after predict, Usage.Predictions = %d, want 1", u.Predictions)
 	}
+	// A predict moves the cached lastUsed forward instead of dropping the
+	// entry or the usage counts; an earlier touch committing later moves
+	// neither the catalog nor the cache back.
+	if _, err := e.predictText(ctx, m.ID, []string{"a", "b"}, [][]string{{"1", "2"}}); err != nil {
+		t.Fatal(err)
+	}
+	cachedModel, ok := e.cache.model(m.ID)
+	if !ok || cachedModel.LastUsed == nil {
+		t.Fatalf("after a second predict, cached model = %+v, %v; want kept with lastUsed", cachedModel, ok)
+	}
+	if _, ok := e.cache.usageEntry(); !ok {
+		t.Error("after a second predict, the usage counts were dropped")
+	}
+	if u, _ := e.Usage(ctx); u.Predictions != 2 {
+		t.Errorf("after two predicts, Usage.Predictions = %d, want 2", u.Predictions)
+	}
+	latest := *cachedModel.LastUsed
+	if err := e.touchModel(ctx, m.ID, latest.Add(-time.Hour), 0); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := e.cache.model(m.ID); !got.LastUsed.Equal(latest) {
+		t.Errorf("cached lastUsed after an earlier touch = %v, want %v", got.LastUsed, latest)
+	}
+	e.cache.dropModel(m.ID)
+	if got, _ := e.Model(ctx, m.ID); got.LastUsed == nil || !got.LastUsed.Equal(latest) {
+		t.Errorf("catalog lastUsed after an earlier touch = %v, want %v", got.LastUsed, latest)
+	}
 
 	// Model delete.
 	if err := e.DeleteModel(ctx, m.ID); err != nil {

@@ -389,10 +389,14 @@ func (e *Engine) deleteModelRows(ctx context.Context, ids []string) error {
 	})
 }
 
+// touchModel records a prediction of rows rows by model id at time at: the
+// model's lastUsed and the account's prediction count. lastUsed only moves
+// forward (greatest), so two predicts committing out of order leave the
+// later time, in the catalog as in the cache (modelTouched).
 func (e *Engine) touchModel(ctx context.Context, id string, at time.Time, rows int64) error {
 	return e.store.Tx(ctx, func(ctx context.Context) error {
-		defer e.modelsChanged(ctx, id)
-		if _, err := e.store.Exec(ctx, `UPDATE catalog.models SET last_used = ? WHERE id = ?`, at, id); err != nil {
+		defer e.modelTouched(ctx, id, at)
+		if _, err := e.store.Exec(ctx, `UPDATE catalog.models SET last_used = greatest(last_used, ?) WHERE id = ?`, at, id); err != nil {
 			return err
 		}
 		_, err := e.store.Exec(ctx, `INSERT INTO catalog.usage VALUES ('predictions', ?)

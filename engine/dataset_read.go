@@ -133,7 +133,9 @@ func (e *Engine) ReadRows(ctx context.Context, name string, q RowsQuery) (*Rows,
 	if err != nil {
 		return nil, err
 	}
-	if out.Reader, err = e.store.Query(ctx, sq, args...); err != nil {
+	// Streamed: a whole export is every row, which a materialising Query
+	// would hold in memory (and convert) before the first byte.
+	if out.Reader, err = e.store.StreamQuery(ctx, sq, args...); err != nil {
 		return nil, fmt.Errorf("read rows of %q: %w", d.Name, err)
 	}
 	return out, nil

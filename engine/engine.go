@@ -192,6 +192,11 @@ func New(ctx context.Context, store Store, opts Options) (*Engine, error) {
 	if err := e.migrate(ctx); err != nil {
 		return nil, err
 	}
+	// The prediction count is read before any request can predict: a
+	// first read racing a predict's commit could count that predict twice.
+	if _, err := e.predictions.get(ctx, e.countPredictions); err != nil {
+		return nil, err
+	}
 	if opts.TempDir != "" {
 		n, err := ingest.RemoveSpools(opts.TempDir)
 		if err != nil {
@@ -266,18 +271,26 @@ func (e *Engine) Allotments() Allotments { return e.opts.Allotments }
 // datasets, stored sessions other than estimates, and rows predicted
 // (REFERENCE §1.9; there is no billing cycle, so counts never reset).
 // The counts are cached (catalogCache) until a catalog write changes them.
+//
+// Predictions comes from the engine's own running count (predictionCount,
+// which every committed predict adds to) rather than the cached entry, so
+// a predict does not drop the cached counts: the account headers of the
+// next answer then need no query.
 func (e *Engine) Usage(ctx context.Context) (Usage, error) {
 	if !e.cached(ctx) {
 		return e.queryUsage(ctx)
 	}
-	if u, ok := e.cache.usageEntry(); ok {
-		return u, nil
-	}
-	gen := e.cache.begin()
-	u, err := e.queryUsage(ctx)
-	if err == nil {
+	u, ok := e.cache.usageEntry()
+	if !ok {
+		gen := e.cache.begin()
+		var err error
+		if u, err = e.queryUsage(ctx); err != nil {
+			return u, err
+		}
 		e.cache.putUsage(gen, u)
 	}
+	var err error
+	u.Predictions, err = e.predictions.get(ctx, e.countPredictions)
 	return u, err
 }
 

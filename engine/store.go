@@ -20,9 +20,10 @@ type Store interface {
 	Rows(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	// Query runs one parameterised statement; the caller releases the reader.
 	Query(ctx context.Context, query string, args ...any) (array.RecordReader, error)
-	// StreamQuery is Query computing its answer as the reader asks for
-	// it (bounded memory, whatever the answer's size); nothing else may
-	// run on its connection until the reader is released.
+	// StreamQuery is Query with the result computed chunk by chunk as the
+	// reader advances, instead of whole before the first batch: memory
+	// stays bounded and the first bytes of a large answer leave at once.
+	// Nothing else may run on its connection until the reader is released.
 	StreamQuery(ctx context.Context, query string, args ...any) (array.RecordReader, error)
 	// Append drains rr into table (quoted) by column name and reports how
 	// many rows were written.
