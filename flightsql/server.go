@@ -13,8 +13,13 @@
 // Statements are stateless on the server: the ticket of an ad-hoc
 // statement, and the handle of a prepared one, is the statement's text, so
 // nothing is kept between calls, closing a prepared statement is free and
-// a restarted server still honours a client's handles. Parameters of
-// prepared statements are not supported (Unimplemented).
+// a restarted server still honours a client's handles. A prepared
+// statement's parameters, once a client binds them (DoPut), travel in the
+// handle the server hands back (paramHandle).
+//
+// Schemas come from preparing the statement, before anything runs:
+// FlightInfo, GetSchema and CreatePreparedStatement carry the result's
+// (and the parameters') Arrow schema.
 package flightsql
 
 import (
@@ -41,9 +46,10 @@ import (
 // Querier runs client statements without letting them write. Both
 // methods are safe for concurrent use.
 type Querier interface {
-	// CheckReadOnly reports whether ReadOnlyQuery would accept query,
-	// without running it.
-	CheckReadOnly(ctx context.Context, query string) error
+	// Describe reports whether ReadOnlyQuery would accept query, without
+	// running it, and the schemas of its result and parameters; either is
+	// nil when unknown before the parameters' values are.
+	Describe(ctx context.Context, query string) (result, params *arrow.Schema, err error)
 	// ReadOnlyQuery runs one SELECT statement; cancelling ctx stops it.
 	// The caller releases the reader.
 	ReadOnlyQuery(ctx context.Context, query string, args ...any) (array.RecordReader, error)
@@ -191,23 +197,24 @@ func (s *Server) queryContext(ctx context.Context) (context.Context, context.Can
 	return context.WithCancel(ctx)
 }
 
-// check refuses, before any ticket is handed out, what the query would
-// refuse.
-func (s *Server) check(ctx context.Context, query string) error {
+// describe refuses, before any ticket is handed out, what the query
+// would refuse, and types its result and parameters.
+func (s *Server) describe(ctx context.Context, query string) (result, params *arrow.Schema, err error) {
 	ctx, cancel := s.queryContext(ctx)
 	defer cancel()
-	if err := s.q.CheckReadOnly(ctx, query); err != nil {
-		return s.status(ctx, err)
+	result, params, err = s.q.Describe(ctx, query)
+	if err != nil {
+		return nil, nil, s.status(ctx, err)
 	}
-	return nil
+	return result, params, nil
 }
 
 // run streams query's answer under the timeout and the caps. The stream
 // stops when the client goes away: the context of the call ends, which
 // interrupts the query and ends StreamChunksFromReader.
-func (s *Server) run(ctx context.Context, query string) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+func (s *Server) run(ctx context.Context, query string, args ...any) (*arrow.Schema, <-chan flight.StreamChunk, error) {
 	qctx, cancel := s.queryContext(ctx)
-	rr, err := s.q.ReadOnlyQuery(qctx, query)
+	rr, err := s.q.ReadOnlyQuery(qctx, query, args...)
 	if err != nil {
 		cancel()
 		return nil, nil, s.status(qctx, err)
@@ -332,28 +339,51 @@ func (c *cappedReader) Release() {
 }
 
 // statementInfo is the FlightInfo of a statement: one endpoint whose
-// ticket DoGet redeems. The schema is left out: knowing it would take
-// running the statement.
-func statementInfo(desc *flight.FlightDescriptor, ticket []byte) *flight.FlightInfo {
-	return &flight.FlightInfo{
+// ticket DoGet redeems, and the result's schema when it is known.
+func (s *Server) statementInfo(desc *flight.FlightDescriptor, ticket []byte, result *arrow.Schema) *flight.FlightInfo {
+	info := &flight.FlightInfo{
 		Endpoint:         []*flight.FlightEndpoint{{Ticket: &flight.Ticket{Ticket: ticket}}},
 		FlightDescriptor: desc,
 		TotalRecords:     -1,
 		TotalBytes:       -1,
 	}
+	if result != nil {
+		info.Schema = flight.SerializeSchema(result, s.Alloc)
+	}
+	return info
+}
+
+// schemaResult answers GetSchema: the result's schema, which a column
+// typed by a parameter leaves unknown until the statement runs.
+func (s *Server) schemaResult(result *arrow.Schema) (*flight.SchemaResult, error) {
+	if result == nil {
+		return nil, status.Error(codes.FailedPrecondition, "the result's schema depends on the parameters' values; run the statement to learn it")
+	}
+	return &flight.SchemaResult{Schema: flight.SerializeSchema(result, s.Alloc)}, nil
 }
 
 // GetFlightInfoStatement checks an ad-hoc statement and hands out its
 // ticket: the statement itself.
 func (s *Server) GetFlightInfoStatement(ctx context.Context, cmd fsql.StatementQuery, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
-	if err := s.check(ctx, cmd.GetQuery()); err != nil {
+	result, _, err := s.describe(ctx, cmd.GetQuery())
+	if err != nil {
 		return nil, err
 	}
 	ticket, err := fsql.CreateStatementQueryTicket([]byte(cmd.GetQuery()))
 	if err != nil {
 		return nil, status.Error(codes.Internal, err.Error())
 	}
-	return statementInfo(desc, ticket), nil
+	return s.statementInfo(desc, ticket, result), nil
+}
+
+// GetSchemaStatement types an ad-hoc statement's result without running
+// it.
+func (s *Server) GetSchemaStatement(ctx context.Context, cmd fsql.StatementQuery, _ *flight.FlightDescriptor) (*flight.SchemaResult, error) {
+	result, _, err := s.describe(ctx, cmd.GetQuery())
+	if err != nil {
+		return nil, err
+	}
+	return s.schemaResult(result)
 }
 
 // DoGetStatement runs the statement of a ticket.
@@ -366,11 +396,14 @@ func (s *Server) CreatePreparedStatement(ctx context.Context, req fsql.ActionCre
 	if len(req.GetTransactionId()) > 0 {
 		return fsql.ActionCreatePreparedStatementResult{}, status.Error(codes.InvalidArgument, "transactions are not supported: every statement runs in its own read-only transaction")
 	}
-	if err := s.check(ctx, req.GetQuery()); err != nil {
+	result, params, err := s.describe(ctx, req.GetQuery())
+	if err != nil {
 		return fsql.ActionCreatePreparedStatementResult{}, err
 	}
 	isUpdate := false
-	return fsql.ActionCreatePreparedStatementResult{Handle: []byte(req.GetQuery()), IsUpdate: &isUpdate}, nil
+	return fsql.ActionCreatePreparedStatementResult{
+		Handle: []byte(req.GetQuery()), DatasetSchema: result, ParameterSchema: params, IsUpdate: &isUpdate,
+	}, nil
 }
 
 // ClosePreparedStatement has nothing to free.
@@ -381,15 +414,64 @@ func (s *Server) ClosePreparedStatement(context.Context, fsql.ActionClosePrepare
 // GetFlightInfoPreparedStatement checks the statement again (the handle
 // comes from the client) and hands out the command as its ticket.
 func (s *Server) GetFlightInfoPreparedStatement(ctx context.Context, cmd fsql.PreparedStatementQuery, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
-	if err := s.check(ctx, string(cmd.GetPreparedStatementHandle())); err != nil {
+	query, _, err := decodeHandle(cmd.GetPreparedStatementHandle())
+	if err != nil {
 		return nil, err
 	}
-	return statementInfo(desc, desc.Cmd), nil
+	result, _, err := s.describe(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return s.statementInfo(desc, desc.Cmd, result), nil
 }
 
-// DoGetPreparedStatement runs a prepared statement.
+// GetSchemaPreparedStatement types a prepared statement's result.
+func (s *Server) GetSchemaPreparedStatement(ctx context.Context, cmd fsql.PreparedStatementQuery, _ *flight.FlightDescriptor) (*flight.SchemaResult, error) {
+	query, _, err := decodeHandle(cmd.GetPreparedStatementHandle())
+	if err != nil {
+		return nil, err
+	}
+	result, _, err := s.describe(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return s.schemaResult(result)
+}
+
+// DoGetPreparedStatement runs a prepared statement with the parameters
+// its handle carries.
 func (s *Server) DoGetPreparedStatement(ctx context.Context, cmd fsql.PreparedStatementQuery) (*arrow.Schema, <-chan flight.StreamChunk, error) {
-	return s.run(ctx, string(cmd.GetPreparedStatementHandle()))
+	query, args, err := decodeHandle(cmd.GetPreparedStatementHandle())
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.run(ctx, query, args...)
+}
+
+// DoPutPreparedStatementQuery binds the parameters of a prepared
+// statement: one row, one column per parameter. The server keeps
+// nothing; the handle it answers carries the values.
+func (s *Server) DoPutPreparedStatementQuery(ctx context.Context, cmd fsql.PreparedStatementQuery, r flight.MessageReader, _ flight.MetadataWriter) ([]byte, error) {
+	query, _, err := decodeHandle(cmd.GetPreparedStatementHandle())
+	if err != nil {
+		return nil, err
+	}
+	_, params, err := s.describe(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	row, err := oneRow(r)
+	if err != nil {
+		return nil, err
+	}
+	defer row.Release()
+	if want := params.NumFields(); params != nil && int(row.NumCols()) != want {
+		return nil, status.Errorf(codes.InvalidArgument, "the statement takes %d parameters, the batch has %d columns", want, row.NumCols())
+	}
+	if _, err := rowValues(row); err != nil {
+		return nil, err
+	}
+	return encodeHandle(query, row)
 }
 
 // errReadOnly answers the protocol's write calls: updates, ingestion and

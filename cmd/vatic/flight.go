@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/vaticml/vatic/api"
@@ -34,8 +35,9 @@ type flightConfig struct {
 // vocabulary.
 type flightQuerier struct{ store *duckstore.Store }
 
-func (f flightQuerier) CheckReadOnly(ctx context.Context, query string) error {
-	return flightError(f.store.CheckReadOnly(ctx, query))
+func (f flightQuerier) Describe(ctx context.Context, query string) (result, params *arrow.Schema, err error) {
+	d, err := f.store.ReadOnlyDescribe(ctx, query)
+	return d.Result, d.Params, flightError(err)
 }
 
 func (f flightQuerier) ReadOnlyQuery(ctx context.Context, query string, args ...any) (array.RecordReader, error) {

@@ -27,6 +27,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	fsql "github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
@@ -172,6 +173,118 @@ func TestFlightSQL(t *testing.T) {
 			}
 			rowCount(recs)
 		}
+	})
+
+	// Schemas come from preparing the statement, before it runs.
+	t.Run("schemas", func(t *testing.T) {
+		const q = `select day, sales from data."store-sales"`
+		names := func(s *arrow.Schema) []string {
+			var n []string
+			for _, f := range s.Fields() {
+				n = append(n, f.Name)
+			}
+			return n
+		}
+		want := []string{"day", "sales"}
+		info, err := c.Execute(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := flight.DeserializeSchema(info.Schema, memory.DefaultAllocator)
+		if err != nil || !slices.Equal(names(s), want) {
+			t.Errorf("FlightInfo schema %v (%v), want %v", s, err, want)
+		}
+		res, err := c.GetExecuteSchema(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, err = flight.DeserializeSchema(res.GetSchema(), memory.DefaultAllocator); err != nil || !slices.Equal(names(s), want) {
+			t.Errorf("GetSchema %v (%v), want %v", s, err, want)
+		}
+		stmt, err := c.Prepare(ctx, q+" where sales > ?")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stmt.Close(ctx)
+		if got := names(stmt.DatasetSchema()); !slices.Equal(got, want) {
+			t.Errorf("prepared dataset schema %v, want %v", got, want)
+		}
+		if p := stmt.ParameterSchema(); p.NumFields() != 1 || p.Field(0).Type.ID() != stmt.DatasetSchema().Field(1).Type.ID() {
+			t.Errorf("parameter schema %v, want one field typed like sales", p)
+		}
+		res, err = stmt.GetSchema(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, err = flight.DeserializeSchema(res.GetSchema(), memory.DefaultAllocator); err != nil || !slices.Equal(names(s), want) {
+			t.Errorf("prepared GetSchema %v (%v), want %v", s, err, want)
+		}
+		_, err = c.GetExecuteSchema(ctx, `delete from data."store-sales"`)
+		wantCode(t, "GetSchema of a DELETE", err, codes.PermissionDenied)
+	})
+
+	// Parameters bind from the client's one-row batch.
+	t.Run("parameters", func(t *testing.T) {
+		stmt, err := c.Prepare(ctx, `select sales from data."store-sales" where sales > ? order by sales`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stmt.Close(ctx)
+		bind := func(cols ...arrow.Array) {
+			fields := make([]arrow.Field, len(cols))
+			for i, col := range cols {
+				fields[i] = arrow.Field{Name: fmt.Sprintf("p%d", i), Type: col.DataType(), Nullable: true}
+			}
+			rows := int64(0)
+			if len(cols) > 0 {
+				rows = int64(cols[0].Len())
+			}
+			stmt.SetParameters(array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, rows))
+		}
+		float := func(v ...float64) arrow.Array {
+			b := array.NewFloat64Builder(memory.DefaultAllocator)
+			b.AppendValues(v, nil)
+			return b.NewArray()
+		}
+		bind(float(1600))
+		info, err := stmt.Execute(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, recs, err := fetch(ctx, c, info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := column(t, recs, "sales"); !slices.Equal(got, []string{"1688.4", "1700"}) {
+			t.Errorf("sales > 1600 = %v", got)
+		}
+		// Another value on the same statement.
+		bind(float(1690))
+		if info, err = stmt.Execute(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, recs, err = fetch(ctx, c, info); err != nil || !slices.Equal(column(t, recs, "sales"), []string{"1700"}) {
+			t.Errorf("sales > 1690 = %v (%v)", column(t, recs, "sales"), err)
+		}
+
+		bind(float(1, 2))
+		_, err = stmt.Execute(ctx)
+		wantCode(t, "two parameter rows", err, codes.InvalidArgument)
+		bind(float(1), float(2))
+		_, err = stmt.Execute(ctx)
+		wantCode(t, "two values for one parameter", err, codes.InvalidArgument)
+		d := array.NewDate32Builder(memory.DefaultAllocator)
+		d.Append(1)
+		bind(d.NewArray())
+		_, err = stmt.Execute(ctx)
+		wantCode(t, "a date parameter", err, codes.InvalidArgument)
+		s := array.NewStringBuilder(memory.DefaultAllocator)
+		s.Append("not a number")
+		bind(s.NewArray())
+		if info, err = stmt.Execute(ctx); err == nil {
+			_, _, err = fetch(ctx, c, info)
+		}
+		wantCode(t, "a string for a number", err, codes.InvalidArgument)
 	})
 
 	t.Run("auth", func(t *testing.T) {
