@@ -30,6 +30,7 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -86,7 +87,66 @@ type Options struct {
 	MaxRows, MaxBytes int64
 	// Version is reported by GetSqlInfo.
 	Version string
+	// MaxQueries bounds the statements running at once; 0 means no
+	// bound. One more waits for a slot within its query timeout, then
+	// is answered ResourceExhausted: a burst of dashboard queries is
+	// served in turn instead of refused, while a sustained overload
+	// tells the client to come back rather than queueing forever.
+	MaxQueries int
+	// Observer, when set, is told of every statement run; nil observes
+	// nothing.
+	Observer Observer
 }
+
+// Observer watches the statements the server runs (for metrics). Its
+// methods are called concurrently.
+type Observer interface {
+	// QueryStarted: a statement got its slot and starts running.
+	QueryStarted()
+	// QueryDone: a statement that started ended with outcome (see
+	// Outcome*) after sending rows rows and bytes Arrow buffer bytes.
+	// A statement refused before it started is reported done without a
+	// start: when it is described (GetFlightInfo, GetSchema, prepare;
+	// refused, invalid) or when it finds no slot (busy).
+	QueryDone(outcome string, rows, bytes int64, started bool)
+}
+
+// Outcomes of a statement, as an Observer is told.
+const (
+	OutcomeOK       = "ok"
+	OutcomeRefused  = "refused"   // PermissionDenied
+	OutcomeInvalid  = "invalid"   // InvalidArgument
+	OutcomeTooLarge = "too_large" // ResourceExhausted: out of memory, or a row or byte cap
+	OutcomeBusy     = "busy"      // ResourceExhausted: no slot within the timeout
+	OutcomeTimeout  = "timeout"   // DeadlineExceeded
+	OutcomeCanceled = "canceled"  // the client went away
+	OutcomeError    = "error"     // Internal
+)
+
+// outcome names the outcome of a statement's gRPC error.
+func outcome(err error) string {
+	switch status.Code(err) {
+	case codes.OK:
+		return OutcomeOK
+	case codes.PermissionDenied:
+		return OutcomeRefused
+	case codes.InvalidArgument:
+		return OutcomeInvalid
+	case codes.ResourceExhausted:
+		return OutcomeTooLarge
+	case codes.DeadlineExceeded:
+		return OutcomeTimeout
+	case codes.Canceled:
+		return OutcomeCanceled
+	}
+	return OutcomeError
+}
+
+// nopObserver observes nothing.
+type nopObserver struct{}
+
+func (nopObserver) QueryStarted()                        {}
+func (nopObserver) QueryDone(string, int64, int64, bool) {}
 
 // Server is a Flight SQL server over a Querier. It is safe for concurrent
 // use; Serve runs it.
@@ -96,6 +156,10 @@ type Server struct {
 	o    Options
 	log  *slog.Logger
 	grpc *grpc.Server
+	// slots holds a token per running statement (MaxQueries); nil
+	// without a bound.
+	slots chan struct{}
+	obs   Observer
 }
 
 // New returns a server over q.
@@ -103,10 +167,16 @@ func New(q Querier, o Options) (*Server, error) {
 	if len(o.Keys) == 0 {
 		return nil, errors.New("flightsql: no API keys")
 	}
-	if o.QueryTimeout < 0 || o.MaxRows < 0 || o.MaxBytes < 0 {
-		return nil, errors.New("flightsql: timeout and caps must not be negative")
+	if o.QueryTimeout < 0 || o.MaxRows < 0 || o.MaxBytes < 0 || o.MaxQueries < 0 {
+		return nil, errors.New("flightsql: timeout, caps and query limit must not be negative")
 	}
-	s := &Server{q: q, o: o, log: o.Logger}
+	s := &Server{q: q, o: o, log: o.Logger, obs: o.Observer}
+	if s.obs == nil {
+		s.obs = nopObserver{}
+	}
+	if o.MaxQueries > 0 {
+		s.slots = make(chan struct{}, o.MaxQueries)
+	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -204,7 +274,9 @@ func (s *Server) describe(ctx context.Context, query string) (result, params *ar
 	defer cancel()
 	result, params, err = s.q.Describe(ctx, query)
 	if err != nil {
-		return nil, nil, s.status(ctx, err)
+		err = s.status(ctx, err)
+		s.obs.QueryDone(outcome(err), 0, 0, false)
+		return nil, nil, err
 	}
 	return result, params, nil
 }
@@ -214,12 +286,26 @@ func (s *Server) describe(ctx context.Context, query string) (result, params *ar
 // interrupts the query and ends StreamChunksFromReader.
 func (s *Server) run(ctx context.Context, query string, args ...any) (*arrow.Schema, <-chan flight.StreamChunk, error) {
 	qctx, cancel := s.queryContext(ctx)
-	rr, err := s.q.ReadOnlyQuery(qctx, query, args...)
+	free, err := s.acquire(qctx)
 	if err != nil {
 		cancel()
-		return nil, nil, s.status(qctx, err)
+		oc := outcome(err)
+		if status.Code(err) == codes.ResourceExhausted {
+			oc = OutcomeBusy
+		}
+		s.obs.QueryDone(oc, 0, 0, false)
+		return nil, nil, err
 	}
-	capped := &cappedReader{RecordReader: rr, s: s, ctx: qctx, cancel: cancel}
+	s.obs.QueryStarted()
+	rr, err := s.q.ReadOnlyQuery(qctx, query, args...)
+	if err != nil {
+		free()
+		cancel()
+		err = s.status(qctx, err)
+		s.obs.QueryDone(outcome(err), 0, 0, true)
+		return nil, nil, err
+	}
+	capped := &cappedReader{RecordReader: rr, s: s, ctx: qctx, cancel: func() { free(); cancel() }}
 	ch := make(chan flight.StreamChunk)
 	// The framework drains ch until it closes, so this goroutine has an
 	// owner; it releases the reader (ending the transaction) when done.
@@ -227,6 +313,25 @@ func (s *Server) run(ctx context.Context, query string, args ...any) (*arrow.Sch
 	// client as an error chunk, not as a silently short stream.
 	go flight.StreamChunksFromReader(ctx, capped, ch)
 	return rr.Schema(), ch, nil
+}
+
+// acquire waits for a statement slot (MaxQueries) within ctx, which
+// carries the query timeout; free gives the slot back (more calls are
+// no-ops).
+func (s *Server) acquire(ctx context.Context) (free func(), err error) {
+	if s.slots == nil {
+		return func() {}, nil
+	}
+	select {
+	case s.slots <- struct{}{}:
+		return sync.OnceFunc(func() { <-s.slots }), nil
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, status.Errorf(codes.ResourceExhausted,
+				"%d statements were running for the whole query timeout (%s), the most at once (-flight-max-queries); try again later", s.o.MaxQueries, s.o.QueryTimeout)
+		}
+		return nil, status.Error(codes.Canceled, "canceled")
+	}
 }
 
 // maxMessageBytes bounds the Arrow buffers of one streamed batch: gRPC
@@ -244,7 +349,10 @@ type cappedReader struct {
 	ctx         context.Context
 	cancel      context.CancelFunc
 	rows, bytes int64
-	err         error
+	// sentRows and sentBytes count the batches passed on (within the
+	// caps), for the Observer.
+	sentRows, sentBytes int64
+	err                 error
 	// batch is the reader's current batch, handed out from row off in
 	// slices of step rows; cur is the slice handed out.
 	batch     arrow.RecordBatch
@@ -280,6 +388,8 @@ func (c *cappedReader) Next() bool {
 			c.err = status.Errorf(codes.ResourceExhausted, "the answer has more than %d bytes, the cap of one query (-flight-max-bytes)", c.s.o.MaxBytes)
 			return false
 		}
+		c.sentRows += n
+		c.sentBytes += size
 		c.step = n
 		if size > maxMessageBytes {
 			c.step = max(1, n*maxMessageBytes/size)
@@ -319,23 +429,31 @@ func dataBytes(d arrow.ArrayData) int64 {
 	return n
 }
 
+// Err is the stream's error as a gRPC status, worked out (and logged,
+// if internal) once.
 func (c *cappedReader) Err() error {
-	if c.err != nil {
-		return c.err
+	if c.err == nil {
+		if err := c.RecordReader.Err(); err != nil {
+			c.err = c.s.status(c.ctx, err)
+		}
 	}
-	if err := c.RecordReader.Err(); err != nil {
-		return c.s.status(c.ctx, err)
-	}
-	return nil
+	return c.err
 }
 
+// Release ends the statement: its transaction, its slot, and its
+// report to the Observer (a stream the client left early is canceled).
 func (c *cappedReader) Release() {
 	if c.cur != nil {
 		c.cur.Release()
 		c.cur = nil
 	}
+	err := c.Err()
+	if err == nil && c.ctx.Err() != nil {
+		err = c.s.status(c.ctx, c.ctx.Err())
+	}
 	c.RecordReader.Release()
 	c.cancel()
+	c.s.obs.QueryDone(outcome(err), c.sentRows, c.sentBytes, true)
 }
 
 // statementInfo is the FlightInfo of a statement: one endpoint whose

@@ -26,6 +26,7 @@ type flightConfig struct {
 	QueryTimeout     time.Duration
 	MaxRows          int64
 	MaxBytes         int64
+	MaxQueries       int
 	ready            func(addr string) // tests: the listening address
 	shutdownDeadline time.Duration
 }
@@ -62,7 +63,7 @@ func flightError(err error) error {
 // startFlight serves Flight SQL over store on c.Addr in the background
 // and returns the function that stops it: running calls get the shutdown
 // grace to finish, then are cut (which interrupts their queries).
-func startFlight(c flightConfig, store *duckstore.Store, keys map[string]api.Plan, log *slog.Logger) (func(), error) {
+func startFlight(c flightConfig, store *duckstore.Store, keys map[string]api.Plan, obs flightsql.Observer, log *slog.Logger) (func(), error) {
 	var tlsConfig *tls.Config
 	if c.TLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey)
@@ -83,7 +84,7 @@ func startFlight(c flightConfig, store *duckstore.Store, keys map[string]api.Pla
 	}
 	srv, err := flightsql.New(flightQuerier{store}, flightsql.Options{
 		Logger: log, Keys: accepted, TLS: tlsConfig, QueryTimeout: c.QueryTimeout,
-		MaxRows: c.MaxRows, MaxBytes: c.MaxBytes, Version: version,
+		MaxRows: c.MaxRows, MaxBytes: c.MaxBytes, Version: version, MaxQueries: c.MaxQueries, Observer: obs,
 	})
 	if err != nil {
 		return nil, err

@@ -676,3 +676,71 @@ func selfSigned(t *testing.T, certFile, keyFile string) *x509.CertPool {
 	pool.AddCert(cert)
 	return pool
 }
+
+// The Flight metrics move with the statements: outcomes, rows sent, and
+// the in-flight gauge while a stream is open.
+func TestFlightSQLMetrics(t *testing.T) {
+	_, side, stop := startServeHooked(t, []string{"-flight-addr", "127.0.0.1:0", "-metrics-addr", "127.0.0.1:0",
+		"-data", t.TempDir(), "-api-key", flightKey, "-threads", "2"}, func(c *serveConfig) []chan string {
+		fh, fch := sendTo()
+		c.Flight.ready = fh
+		mh, mch := sendTo()
+		c.metricsReady = mh
+		return []chan string{fch, mch}
+	})
+	defer stop()
+	c := flightClient(t, side[0])
+	metricsURL := "http://" + side[1] + "/metrics"
+	ctx := bearer(t.Context(), flightKey)
+	get := func(name string, labels map[string]string) float64 {
+		t.Helper()
+		v, _ := value(scrape(t, metricsURL), name, labels)
+		return v
+	}
+	if _, recs, err := query(ctx, c, `select range from range(5000)`, false); err != nil || rowCount(recs) != 5000 {
+		t.Fatalf("5000 rows: %v", err)
+	}
+	_, _, err := query(ctx, c, `delete from data.nothing`, false)
+	wantCode(t, "a DELETE", err, codes.PermissionDenied)
+	// 8 bytes a BIGINT, and a validity bit.
+	if got := get("vatic_flight_bytes_sent_total", nil); got < 5000*8 || got > 5000*9 {
+		t.Errorf("vatic_flight_bytes_sent_total = %v, want 5000 BIGINTs' worth", got)
+	}
+	for name, want := range map[string]float64{"vatic_flight_rows_sent_total": 5000, "vatic_flight_queries_in_flight": 0} {
+		if got := get(name, nil); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	for outcome, want := range map[string]float64{"ok": 1, "refused": 1} {
+		if got := get("vatic_flight_queries_total", map[string]string{"outcome": outcome}); got != want {
+			t.Errorf("vatic_flight_queries_total{outcome=%s} = %v, want %v", outcome, got, want)
+		}
+	}
+
+	// An open stream is in flight until the client goes away.
+	sctx, cancel := context.WithCancel(ctx)
+	info, err := c.Execute(sctx, `select range from range(1000000000000)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := c.DoGet(sctx, info.Endpoint[0].Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rd.Next() {
+		t.Fatal(rd.Err())
+	}
+	if got := get("vatic_flight_queries_in_flight", nil); got != 1 {
+		t.Errorf("in flight during a stream = %v, want 1", got)
+	}
+	cancel()
+	rd.Release()
+	for deadline := time.Now().Add(10 * time.Second); get("vatic_flight_queries_in_flight", nil) != 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the stream stayed in flight after the client left")
+		}
+	}
+	if got := get("vatic_flight_queries_total", map[string]string{"outcome": "canceled"}); got != 1 {
+		t.Errorf("vatic_flight_queries_total{outcome=canceled} = %v, want 1", got)
+	}
+}
