@@ -60,6 +60,16 @@ func BenchmarkScan(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.N)*scanRows/b.Elapsed().Seconds(), "rows/s")
 	})
+	b.Run("duckdb-stream", func(b *testing.B) {
+		for b.Loop() {
+			rr, err := store.StreamQuery(ctx, scan)
+			if err != nil {
+				b.Fatal(err)
+			}
+			check(b, drain(b, rr))
+		}
+		b.ReportMetric(float64(b.N)*scanRows/b.Elapsed().Seconds(), "rows/s")
+	})
 	b.Run("flightsql", func(b *testing.B) {
 		srv, err := vflight.New(querier{store}, vflight.Options{Keys: map[string]bool{"k": true}})
 		if err != nil {

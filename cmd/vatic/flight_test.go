@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -600,18 +601,19 @@ func TestFlightSQLClientGone(t *testing.T) {
 }
 
 func TestParseServeFlight(t *testing.T) {
-	c, err := parseServe(nil, env(map[string]string{"VATIC_FLIGHT_ADDR": "127.0.0.1:8815", "VATIC_FLIGHT_MAX_ROWS": "10"}), io.Discard)
-	if err != nil || c.Flight.Addr != "127.0.0.1:8815" || c.Flight.MaxRows != 10 || c.Flight.MaxBytes != 4<<30 || c.Flight.QueryTimeout != 10*time.Minute {
+	c, err := parseServe(nil, env(map[string]string{"VATIC_FLIGHT_ADDR": "127.0.0.1:8815", "VATIC_FLIGHT_MAX_ROWS": "10", "VATIC_FLIGHT_MAX_QUERIES": "3"}), io.Discard)
+	if err != nil || c.Flight.Addr != "127.0.0.1:8815" || c.Flight.MaxRows != 10 || c.Flight.MaxBytes != 4<<30 || c.Flight.QueryTimeout != 10*time.Minute || c.Flight.MaxQueries != 3 {
 		t.Errorf("from the environment: %+v, %v", c.Flight, err)
 	}
-	if c, err := parseServe(nil, env(nil), io.Discard); err != nil || c.Flight.Addr != "" {
-		t.Errorf("default: Flight SQL on %q, %v; want off", c.Flight.Addr, err)
+	if c, err := parseServe(nil, env(nil), io.Discard); err != nil || c.Flight.Addr != "" || c.Flight.MaxQueries != runtime.NumCPU() {
+		t.Errorf("default: Flight SQL on %q, %d queries at once, %v; want off, the number of CPUs", c.Flight.Addr, c.Flight.MaxQueries, err)
 	}
 	for _, args := range [][]string{
 		{"-flight-tls-cert", "cert.pem"},
 		{"-flight-tls-key", "key.pem"},
 		{"-flight-max-rows", "-1"},
 		{"-flight-query-timeout", "-1s"},
+		{"-flight-max-queries", "-1"},
 	} {
 		if _, err := parseServe(args, env(nil), io.Discard); err == nil {
 			t.Errorf("parseServe(%q) accepted", args)
