@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"google.golang.org/grpc"
@@ -52,6 +53,16 @@ func BenchmarkScan(b *testing.B) {
 	b.Run("duckdb-arrow", func(b *testing.B) {
 		for b.Loop() {
 			rr, err := store.Query(ctx, scan)
+			if err != nil {
+				b.Fatal(err)
+			}
+			check(b, drain(b, rr))
+		}
+		b.ReportMetric(float64(b.N)*scanRows/b.Elapsed().Seconds(), "rows/s")
+	})
+	b.Run("duckdb-stream", func(b *testing.B) {
+		for b.Loop() {
+			rr, err := store.StreamQuery(ctx, scan)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -115,8 +126,9 @@ func drain(b *testing.B, rr array.RecordReader) int64 {
 // error classification.
 type querier struct{ s *duckstore.Store }
 
-func (q querier) CheckReadOnly(ctx context.Context, query string) error {
-	return q.s.CheckReadOnly(ctx, query)
+func (q querier) Describe(ctx context.Context, query string) (result, params *arrow.Schema, err error) {
+	d, err := q.s.ReadOnlyDescribe(ctx, query)
+	return d.Result, d.Params, err
 }
 
 func (q querier) ReadOnlyQuery(ctx context.Context, query string, args ...any) (array.RecordReader, error) {

@@ -13,8 +13,13 @@
 // Statements are stateless on the server: the ticket of an ad-hoc
 // statement, and the handle of a prepared one, is the statement's text, so
 // nothing is kept between calls, closing a prepared statement is free and
-// a restarted server still honours a client's handles. Parameters of
-// prepared statements are not supported (Unimplemented).
+// a restarted server still honours a client's handles. A prepared
+// statement's parameters, once a client binds them (DoPut), travel in the
+// handle the server hands back (paramHandle).
+//
+// Schemas come from preparing the statement, before anything runs:
+// FlightInfo, GetSchema and CreatePreparedStatement carry the result's
+// (and the parameters') Arrow schema.
 package flightsql
 
 import (
@@ -25,6 +30,7 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -41,9 +47,10 @@ import (
 // Querier runs client statements without letting them write. Both
 // methods are safe for concurrent use.
 type Querier interface {
-	// CheckReadOnly reports whether ReadOnlyQuery would accept query,
-	// without running it.
-	CheckReadOnly(ctx context.Context, query string) error
+	// Describe reports whether ReadOnlyQuery would accept query, without
+	// running it, and the schemas of its result and parameters; either is
+	// nil when unknown before the parameters' values are.
+	Describe(ctx context.Context, query string) (result, params *arrow.Schema, err error)
 	// ReadOnlyQuery runs one SELECT statement; cancelling ctx stops it.
 	// The caller releases the reader.
 	ReadOnlyQuery(ctx context.Context, query string, args ...any) (array.RecordReader, error)
@@ -80,7 +87,66 @@ type Options struct {
 	MaxRows, MaxBytes int64
 	// Version is reported by GetSqlInfo.
 	Version string
+	// MaxQueries bounds the statements running at once; 0 means no
+	// bound. One more waits for a slot within its query timeout, then
+	// is answered ResourceExhausted: a burst of dashboard queries is
+	// served in turn instead of refused, while a sustained overload
+	// tells the client to come back rather than queueing forever.
+	MaxQueries int
+	// Observer, when set, is told of every statement run; nil observes
+	// nothing.
+	Observer Observer
 }
+
+// Observer watches the statements the server runs (for metrics). Its
+// methods are called concurrently.
+type Observer interface {
+	// QueryStarted: a statement got its slot and starts running.
+	QueryStarted()
+	// QueryDone: a statement that started ended with outcome (see
+	// Outcome*) after sending rows rows and bytes Arrow buffer bytes.
+	// A statement refused before it started is reported done without a
+	// start: when it is described (GetFlightInfo, GetSchema, prepare;
+	// refused, invalid) or when it finds no slot (busy).
+	QueryDone(outcome string, rows, bytes int64, started bool)
+}
+
+// Outcomes of a statement, as an Observer is told.
+const (
+	OutcomeOK       = "ok"
+	OutcomeRefused  = "refused"   // PermissionDenied
+	OutcomeInvalid  = "invalid"   // InvalidArgument
+	OutcomeTooLarge = "too_large" // ResourceExhausted: out of memory, or a row or byte cap
+	OutcomeBusy     = "busy"      // ResourceExhausted: no slot within the timeout
+	OutcomeTimeout  = "timeout"   // DeadlineExceeded
+	OutcomeCanceled = "canceled"  // the client went away
+	OutcomeError    = "error"     // Internal
+)
+
+// outcome names the outcome of a statement's gRPC error.
+func outcome(err error) string {
+	switch status.Code(err) {
+	case codes.OK:
+		return OutcomeOK
+	case codes.PermissionDenied:
+		return OutcomeRefused
+	case codes.InvalidArgument:
+		return OutcomeInvalid
+	case codes.ResourceExhausted:
+		return OutcomeTooLarge
+	case codes.DeadlineExceeded:
+		return OutcomeTimeout
+	case codes.Canceled:
+		return OutcomeCanceled
+	}
+	return OutcomeError
+}
+
+// nopObserver observes nothing.
+type nopObserver struct{}
+
+func (nopObserver) QueryStarted()                        {}
+func (nopObserver) QueryDone(string, int64, int64, bool) {}
 
 // Server is a Flight SQL server over a Querier. It is safe for concurrent
 // use; Serve runs it.
@@ -90,6 +156,10 @@ type Server struct {
 	o    Options
 	log  *slog.Logger
 	grpc *grpc.Server
+	// slots holds a token per running statement (MaxQueries); nil
+	// without a bound.
+	slots chan struct{}
+	obs   Observer
 }
 
 // New returns a server over q.
@@ -97,10 +167,16 @@ func New(q Querier, o Options) (*Server, error) {
 	if len(o.Keys) == 0 {
 		return nil, errors.New("flightsql: no API keys")
 	}
-	if o.QueryTimeout < 0 || o.MaxRows < 0 || o.MaxBytes < 0 {
-		return nil, errors.New("flightsql: timeout and caps must not be negative")
+	if o.QueryTimeout < 0 || o.MaxRows < 0 || o.MaxBytes < 0 || o.MaxQueries < 0 {
+		return nil, errors.New("flightsql: timeout, caps and query limit must not be negative")
 	}
-	s := &Server{q: q, o: o, log: o.Logger}
+	s := &Server{q: q, o: o, log: o.Logger, obs: o.Observer}
+	if s.obs == nil {
+		s.obs = nopObserver{}
+	}
+	if o.MaxQueries > 0 {
+		s.slots = make(chan struct{}, o.MaxQueries)
+	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -191,28 +267,45 @@ func (s *Server) queryContext(ctx context.Context) (context.Context, context.Can
 	return context.WithCancel(ctx)
 }
 
-// check refuses, before any ticket is handed out, what the query would
-// refuse.
-func (s *Server) check(ctx context.Context, query string) error {
+// describe refuses, before any ticket is handed out, what the query
+// would refuse, and types its result and parameters.
+func (s *Server) describe(ctx context.Context, query string) (result, params *arrow.Schema, err error) {
 	ctx, cancel := s.queryContext(ctx)
 	defer cancel()
-	if err := s.q.CheckReadOnly(ctx, query); err != nil {
-		return s.status(ctx, err)
+	result, params, err = s.q.Describe(ctx, query)
+	if err != nil {
+		err = s.status(ctx, err)
+		s.obs.QueryDone(outcome(err), 0, 0, false)
+		return nil, nil, err
 	}
-	return nil
+	return result, params, nil
 }
 
 // run streams query's answer under the timeout and the caps. The stream
 // stops when the client goes away: the context of the call ends, which
 // interrupts the query and ends StreamChunksFromReader.
-func (s *Server) run(ctx context.Context, query string) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+func (s *Server) run(ctx context.Context, query string, args ...any) (*arrow.Schema, <-chan flight.StreamChunk, error) {
 	qctx, cancel := s.queryContext(ctx)
-	rr, err := s.q.ReadOnlyQuery(qctx, query)
+	free, err := s.acquire(qctx)
 	if err != nil {
 		cancel()
-		return nil, nil, s.status(qctx, err)
+		oc := outcome(err)
+		if status.Code(err) == codes.ResourceExhausted {
+			oc = OutcomeBusy
+		}
+		s.obs.QueryDone(oc, 0, 0, false)
+		return nil, nil, err
 	}
-	capped := &cappedReader{RecordReader: rr, s: s, ctx: qctx, cancel: cancel}
+	s.obs.QueryStarted()
+	rr, err := s.q.ReadOnlyQuery(qctx, query, args...)
+	if err != nil {
+		free()
+		cancel()
+		err = s.status(qctx, err)
+		s.obs.QueryDone(outcome(err), 0, 0, true)
+		return nil, nil, err
+	}
+	capped := &cappedReader{RecordReader: rr, s: s, ctx: qctx, cancel: func() { free(); cancel() }}
 	ch := make(chan flight.StreamChunk)
 	// The framework drains ch until it closes, so this goroutine has an
 	// owner; it releases the reader (ending the transaction) when done.
@@ -220,6 +313,25 @@ func (s *Server) run(ctx context.Context, query string) (*arrow.Schema, <-chan f
 	// client as an error chunk, not as a silently short stream.
 	go flight.StreamChunksFromReader(ctx, capped, ch)
 	return rr.Schema(), ch, nil
+}
+
+// acquire waits for a statement slot (MaxQueries) within ctx, which
+// carries the query timeout; free gives the slot back (more calls are
+// no-ops).
+func (s *Server) acquire(ctx context.Context) (free func(), err error) {
+	if s.slots == nil {
+		return func() {}, nil
+	}
+	select {
+	case s.slots <- struct{}{}:
+		return sync.OnceFunc(func() { <-s.slots }), nil
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, status.Errorf(codes.ResourceExhausted,
+				"%d statements were running for the whole query timeout (%s), the most at once (-flight-max-queries); try again later", s.o.MaxQueries, s.o.QueryTimeout)
+		}
+		return nil, status.Error(codes.Canceled, "canceled")
+	}
 }
 
 // maxMessageBytes bounds the Arrow buffers of one streamed batch: gRPC
@@ -237,7 +349,10 @@ type cappedReader struct {
 	ctx         context.Context
 	cancel      context.CancelFunc
 	rows, bytes int64
-	err         error
+	// sentRows and sentBytes count the batches passed on (within the
+	// caps), for the Observer.
+	sentRows, sentBytes int64
+	err                 error
 	// batch is the reader's current batch, handed out from row off in
 	// slices of step rows; cur is the slice handed out.
 	batch     arrow.RecordBatch
@@ -273,6 +388,8 @@ func (c *cappedReader) Next() bool {
 			c.err = status.Errorf(codes.ResourceExhausted, "the answer has more than %d bytes, the cap of one query (-flight-max-bytes)", c.s.o.MaxBytes)
 			return false
 		}
+		c.sentRows += n
+		c.sentBytes += size
 		c.step = n
 		if size > maxMessageBytes {
 			c.step = max(1, n*maxMessageBytes/size)
@@ -312,48 +429,79 @@ func dataBytes(d arrow.ArrayData) int64 {
 	return n
 }
 
+// Err is the stream's error as a gRPC status, worked out (and logged,
+// if internal) once.
 func (c *cappedReader) Err() error {
-	if c.err != nil {
-		return c.err
+	if c.err == nil {
+		if err := c.RecordReader.Err(); err != nil {
+			c.err = c.s.status(c.ctx, err)
+		}
 	}
-	if err := c.RecordReader.Err(); err != nil {
-		return c.s.status(c.ctx, err)
-	}
-	return nil
+	return c.err
 }
 
+// Release ends the statement: its transaction, its slot, and its
+// report to the Observer (a stream the client left early is canceled).
 func (c *cappedReader) Release() {
 	if c.cur != nil {
 		c.cur.Release()
 		c.cur = nil
 	}
+	err := c.Err()
+	if err == nil && c.ctx.Err() != nil {
+		err = c.s.status(c.ctx, c.ctx.Err())
+	}
 	c.RecordReader.Release()
 	c.cancel()
+	c.s.obs.QueryDone(outcome(err), c.sentRows, c.sentBytes, true)
 }
 
 // statementInfo is the FlightInfo of a statement: one endpoint whose
-// ticket DoGet redeems. The schema is left out: knowing it would take
-// running the statement.
-func statementInfo(desc *flight.FlightDescriptor, ticket []byte) *flight.FlightInfo {
-	return &flight.FlightInfo{
+// ticket DoGet redeems, and the result's schema when it is known.
+func (s *Server) statementInfo(desc *flight.FlightDescriptor, ticket []byte, result *arrow.Schema) *flight.FlightInfo {
+	info := &flight.FlightInfo{
 		Endpoint:         []*flight.FlightEndpoint{{Ticket: &flight.Ticket{Ticket: ticket}}},
 		FlightDescriptor: desc,
 		TotalRecords:     -1,
 		TotalBytes:       -1,
 	}
+	if result != nil {
+		info.Schema = flight.SerializeSchema(result, s.Alloc)
+	}
+	return info
+}
+
+// schemaResult answers GetSchema: the result's schema, which a column
+// typed by a parameter leaves unknown until the statement runs.
+func (s *Server) schemaResult(result *arrow.Schema) (*flight.SchemaResult, error) {
+	if result == nil {
+		return nil, status.Error(codes.FailedPrecondition, "the result's schema depends on the parameters' values; run the statement to learn it")
+	}
+	return &flight.SchemaResult{Schema: flight.SerializeSchema(result, s.Alloc)}, nil
 }
 
 // GetFlightInfoStatement checks an ad-hoc statement and hands out its
 // ticket: the statement itself.
 func (s *Server) GetFlightInfoStatement(ctx context.Context, cmd fsql.StatementQuery, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
-	if err := s.check(ctx, cmd.GetQuery()); err != nil {
+	result, _, err := s.describe(ctx, cmd.GetQuery())
+	if err != nil {
 		return nil, err
 	}
 	ticket, err := fsql.CreateStatementQueryTicket([]byte(cmd.GetQuery()))
 	if err != nil {
 		return nil, status.Error(codes.Internal, err.Error())
 	}
-	return statementInfo(desc, ticket), nil
+	return s.statementInfo(desc, ticket, result), nil
+}
+
+// GetSchemaStatement types an ad-hoc statement's result without running
+// it.
+func (s *Server) GetSchemaStatement(ctx context.Context, cmd fsql.StatementQuery, _ *flight.FlightDescriptor) (*flight.SchemaResult, error) {
+	result, _, err := s.describe(ctx, cmd.GetQuery())
+	if err != nil {
+		return nil, err
+	}
+	return s.schemaResult(result)
 }
 
 // DoGetStatement runs the statement of a ticket.
@@ -366,11 +514,14 @@ func (s *Server) CreatePreparedStatement(ctx context.Context, req fsql.ActionCre
 	if len(req.GetTransactionId()) > 0 {
 		return fsql.ActionCreatePreparedStatementResult{}, status.Error(codes.InvalidArgument, "transactions are not supported: every statement runs in its own read-only transaction")
 	}
-	if err := s.check(ctx, req.GetQuery()); err != nil {
+	result, params, err := s.describe(ctx, req.GetQuery())
+	if err != nil {
 		return fsql.ActionCreatePreparedStatementResult{}, err
 	}
 	isUpdate := false
-	return fsql.ActionCreatePreparedStatementResult{Handle: []byte(req.GetQuery()), IsUpdate: &isUpdate}, nil
+	return fsql.ActionCreatePreparedStatementResult{
+		Handle: []byte(req.GetQuery()), DatasetSchema: result, ParameterSchema: params, IsUpdate: &isUpdate,
+	}, nil
 }
 
 // ClosePreparedStatement has nothing to free.
@@ -381,15 +532,64 @@ func (s *Server) ClosePreparedStatement(context.Context, fsql.ActionClosePrepare
 // GetFlightInfoPreparedStatement checks the statement again (the handle
 // comes from the client) and hands out the command as its ticket.
 func (s *Server) GetFlightInfoPreparedStatement(ctx context.Context, cmd fsql.PreparedStatementQuery, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
-	if err := s.check(ctx, string(cmd.GetPreparedStatementHandle())); err != nil {
+	query, _, err := decodeHandle(cmd.GetPreparedStatementHandle())
+	if err != nil {
 		return nil, err
 	}
-	return statementInfo(desc, desc.Cmd), nil
+	result, _, err := s.describe(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return s.statementInfo(desc, desc.Cmd, result), nil
 }
 
-// DoGetPreparedStatement runs a prepared statement.
+// GetSchemaPreparedStatement types a prepared statement's result.
+func (s *Server) GetSchemaPreparedStatement(ctx context.Context, cmd fsql.PreparedStatementQuery, _ *flight.FlightDescriptor) (*flight.SchemaResult, error) {
+	query, _, err := decodeHandle(cmd.GetPreparedStatementHandle())
+	if err != nil {
+		return nil, err
+	}
+	result, _, err := s.describe(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return s.schemaResult(result)
+}
+
+// DoGetPreparedStatement runs a prepared statement with the parameters
+// its handle carries.
 func (s *Server) DoGetPreparedStatement(ctx context.Context, cmd fsql.PreparedStatementQuery) (*arrow.Schema, <-chan flight.StreamChunk, error) {
-	return s.run(ctx, string(cmd.GetPreparedStatementHandle()))
+	query, args, err := decodeHandle(cmd.GetPreparedStatementHandle())
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.run(ctx, query, args...)
+}
+
+// DoPutPreparedStatementQuery binds the parameters of a prepared
+// statement: one row, one column per parameter. The server keeps
+// nothing; the handle it answers carries the values.
+func (s *Server) DoPutPreparedStatementQuery(ctx context.Context, cmd fsql.PreparedStatementQuery, r flight.MessageReader, _ flight.MetadataWriter) ([]byte, error) {
+	query, _, err := decodeHandle(cmd.GetPreparedStatementHandle())
+	if err != nil {
+		return nil, err
+	}
+	_, params, err := s.describe(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	row, err := oneRow(r)
+	if err != nil {
+		return nil, err
+	}
+	defer row.Release()
+	if want := params.NumFields(); params != nil && int(row.NumCols()) != want {
+		return nil, status.Errorf(codes.InvalidArgument, "the statement takes %d parameters, the batch has %d columns", want, row.NumCols())
+	}
+	if _, err := rowValues(row); err != nil {
+		return nil, err
+	}
+	return encodeHandle(query, row)
 }
 
 // errReadOnly answers the protocol's write calls: updates, ingestion and

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/vaticml/vatic/api"
@@ -25,6 +26,7 @@ type flightConfig struct {
 	QueryTimeout     time.Duration
 	MaxRows          int64
 	MaxBytes         int64
+	MaxQueries       int
 	ready            func(addr string) // tests: the listening address
 	shutdownDeadline time.Duration
 }
@@ -34,8 +36,9 @@ type flightConfig struct {
 // vocabulary.
 type flightQuerier struct{ store *duckstore.Store }
 
-func (f flightQuerier) CheckReadOnly(ctx context.Context, query string) error {
-	return flightError(f.store.CheckReadOnly(ctx, query))
+func (f flightQuerier) Describe(ctx context.Context, query string) (result, params *arrow.Schema, err error) {
+	d, err := f.store.ReadOnlyDescribe(ctx, query)
+	return d.Result, d.Params, flightError(err)
 }
 
 func (f flightQuerier) ReadOnlyQuery(ctx context.Context, query string, args ...any) (array.RecordReader, error) {
@@ -60,7 +63,7 @@ func flightError(err error) error {
 // startFlight serves Flight SQL over store on c.Addr in the background
 // and returns the function that stops it: running calls get the shutdown
 // grace to finish, then are cut (which interrupts their queries).
-func startFlight(c flightConfig, store *duckstore.Store, keys map[string]api.Plan, log *slog.Logger) (func(), error) {
+func startFlight(c flightConfig, store *duckstore.Store, keys map[string]api.Plan, obs flightsql.Observer, log *slog.Logger) (func(), error) {
 	var tlsConfig *tls.Config
 	if c.TLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey)
@@ -81,7 +84,7 @@ func startFlight(c flightConfig, store *duckstore.Store, keys map[string]api.Pla
 	}
 	srv, err := flightsql.New(flightQuerier{store}, flightsql.Options{
 		Logger: log, Keys: accepted, TLS: tlsConfig, QueryTimeout: c.QueryTimeout,
-		MaxRows: c.MaxRows, MaxBytes: c.MaxBytes, Version: version,
+		MaxRows: c.MaxRows, MaxBytes: c.MaxBytes, Version: version, MaxQueries: c.MaxQueries, Observer: obs,
 	})
 	if err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -27,6 +28,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	fsql "github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
@@ -172,6 +174,124 @@ func TestFlightSQL(t *testing.T) {
 			}
 			rowCount(recs)
 		}
+	})
+
+	// Schemas come from preparing the statement, before it runs.
+	t.Run("schemas", func(t *testing.T) {
+		if !arrowBuild {
+			t.Skip("the build without duckdb_arrow types statements only when they run")
+		}
+		const q = `select day, sales from data."store-sales"`
+		names := func(s *arrow.Schema) []string {
+			var n []string
+			for _, f := range s.Fields() {
+				n = append(n, f.Name)
+			}
+			return n
+		}
+		want := []string{"day", "sales"}
+		info, err := c.Execute(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := flight.DeserializeSchema(info.Schema, memory.DefaultAllocator)
+		if err != nil || !slices.Equal(names(s), want) {
+			t.Errorf("FlightInfo schema %v (%v), want %v", s, err, want)
+		}
+		res, err := c.GetExecuteSchema(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, err = flight.DeserializeSchema(res.GetSchema(), memory.DefaultAllocator); err != nil || !slices.Equal(names(s), want) {
+			t.Errorf("GetSchema %v (%v), want %v", s, err, want)
+		}
+		stmt, err := c.Prepare(ctx, q+" where sales > ?")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stmt.Close(ctx)
+		if got := names(stmt.DatasetSchema()); !slices.Equal(got, want) {
+			t.Errorf("prepared dataset schema %v, want %v", got, want)
+		}
+		if p := stmt.ParameterSchema(); p.NumFields() != 1 || p.Field(0).Type.ID() != stmt.DatasetSchema().Field(1).Type.ID() {
+			t.Errorf("parameter schema %v, want one field typed like sales", p)
+		}
+		res, err = stmt.GetSchema(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, err = flight.DeserializeSchema(res.GetSchema(), memory.DefaultAllocator); err != nil || !slices.Equal(names(s), want) {
+			t.Errorf("prepared GetSchema %v (%v), want %v", s, err, want)
+		}
+		_, err = c.GetExecuteSchema(ctx, `delete from data."store-sales"`)
+		wantCode(t, "GetSchema of a DELETE", err, codes.PermissionDenied)
+	})
+
+	// Parameters bind from the client's one-row batch.
+	t.Run("parameters", func(t *testing.T) {
+		if !arrowBuild {
+			t.Skip("the build without duckdb_arrow types statements only when they run")
+		}
+		stmt, err := c.Prepare(ctx, `select sales from data."store-sales" where sales > ? order by sales`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stmt.Close(ctx)
+		bind := func(cols ...arrow.Array) {
+			fields := make([]arrow.Field, len(cols))
+			for i, col := range cols {
+				fields[i] = arrow.Field{Name: fmt.Sprintf("p%d", i), Type: col.DataType(), Nullable: true}
+			}
+			rows := int64(0)
+			if len(cols) > 0 {
+				rows = int64(cols[0].Len())
+			}
+			stmt.SetParameters(array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, rows))
+		}
+		float := func(v ...float64) arrow.Array {
+			b := array.NewFloat64Builder(memory.DefaultAllocator)
+			b.AppendValues(v, nil)
+			return b.NewArray()
+		}
+		bind(float(1600))
+		info, err := stmt.Execute(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, recs, err := fetch(ctx, c, info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := column(t, recs, "sales"); !slices.Equal(got, []string{"1688.4", "1700"}) {
+			t.Errorf("sales > 1600 = %v", got)
+		}
+		// Another value on the same statement.
+		bind(float(1690))
+		if info, err = stmt.Execute(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, recs, err = fetch(ctx, c, info); err != nil || !slices.Equal(column(t, recs, "sales"), []string{"1700"}) {
+			t.Errorf("sales > 1690 = %v (%v)", column(t, recs, "sales"), err)
+		}
+
+		bind(float(1, 2))
+		_, err = stmt.Execute(ctx)
+		wantCode(t, "two parameter rows", err, codes.InvalidArgument)
+		bind(float(1), float(2))
+		_, err = stmt.Execute(ctx)
+		wantCode(t, "two values for one parameter", err, codes.InvalidArgument)
+		d := array.NewDate32Builder(memory.DefaultAllocator)
+		d.Append(1)
+		bind(d.NewArray())
+		_, err = stmt.Execute(ctx)
+		wantCode(t, "a date parameter", err, codes.InvalidArgument)
+		s := array.NewStringBuilder(memory.DefaultAllocator)
+		s.Append("not a number")
+		bind(s.NewArray())
+		if info, err = stmt.Execute(ctx); err == nil {
+			_, _, err = fetch(ctx, c, info)
+		}
+		wantCode(t, "a string for a number", err, codes.InvalidArgument)
 	})
 
 	t.Run("auth", func(t *testing.T) {
@@ -487,18 +607,19 @@ func TestFlightSQLClientGone(t *testing.T) {
 }
 
 func TestParseServeFlight(t *testing.T) {
-	c, err := parseServe(nil, env(map[string]string{"VATIC_FLIGHT_ADDR": "127.0.0.1:8815", "VATIC_FLIGHT_MAX_ROWS": "10"}), io.Discard)
-	if err != nil || c.Flight.Addr != "127.0.0.1:8815" || c.Flight.MaxRows != 10 || c.Flight.MaxBytes != 4<<30 || c.Flight.QueryTimeout != 10*time.Minute {
+	c, err := parseServe(nil, env(map[string]string{"VATIC_FLIGHT_ADDR": "127.0.0.1:8815", "VATIC_FLIGHT_MAX_ROWS": "10", "VATIC_FLIGHT_MAX_QUERIES": "3"}), io.Discard)
+	if err != nil || c.Flight.Addr != "127.0.0.1:8815" || c.Flight.MaxRows != 10 || c.Flight.MaxBytes != 4<<30 || c.Flight.QueryTimeout != 10*time.Minute || c.Flight.MaxQueries != 3 {
 		t.Errorf("from the environment: %+v, %v", c.Flight, err)
 	}
-	if c, err := parseServe(nil, env(nil), io.Discard); err != nil || c.Flight.Addr != "" {
-		t.Errorf("default: Flight SQL on %q, %v; want off", c.Flight.Addr, err)
+	if c, err := parseServe(nil, env(nil), io.Discard); err != nil || c.Flight.Addr != "" || c.Flight.MaxQueries != runtime.NumCPU() {
+		t.Errorf("default: Flight SQL on %q, %d queries at once, %v; want off, the number of CPUs", c.Flight.Addr, c.Flight.MaxQueries, err)
 	}
 	for _, args := range [][]string{
 		{"-flight-tls-cert", "cert.pem"},
 		{"-flight-tls-key", "key.pem"},
 		{"-flight-max-rows", "-1"},
 		{"-flight-query-timeout", "-1s"},
+		{"-flight-max-queries", "-1"},
 	} {
 		if _, err := parseServe(args, env(nil), io.Discard); err == nil {
 			t.Errorf("parseServe(%q) accepted", args)
@@ -562,4 +683,77 @@ func selfSigned(t *testing.T, certFile, keyFile string) *x509.CertPool {
 	pool := x509.NewCertPool()
 	pool.AddCert(cert)
 	return pool
+}
+
+// The Flight metrics move with the statements: outcomes, rows sent, and
+// the in-flight gauge while a stream is open.
+func TestFlightSQLMetrics(t *testing.T) {
+	_, side, stop := startServeHooked(t, []string{"-flight-addr", "127.0.0.1:0", "-metrics-addr", "127.0.0.1:0",
+		"-data", t.TempDir(), "-api-key", flightKey, "-threads", "2"}, func(c *serveConfig) []chan string {
+		fh, fch := sendTo()
+		c.Flight.ready = fh
+		mh, mch := sendTo()
+		c.metricsReady = mh
+		return []chan string{fch, mch}
+	})
+	defer stop()
+	c := flightClient(t, side[0])
+	metricsURL := "http://" + side[1] + "/metrics"
+	ctx := bearer(t.Context(), flightKey)
+	get := func(name string, labels map[string]string) float64 {
+		t.Helper()
+		v, _ := value(scrape(t, metricsURL), name, labels)
+		return v
+	}
+	if _, recs, err := query(ctx, c, `select range from range(5000)`, false); err != nil || rowCount(recs) != 5000 {
+		t.Fatalf("5000 rows: %v", err)
+	}
+	_, _, err := query(ctx, c, `delete from data.nothing`, false)
+	wantCode(t, "a DELETE", err, codes.PermissionDenied)
+	// 8 bytes a BIGINT, and a validity bit.
+	if got := get("vatic_flight_bytes_sent_total", nil); got < 5000*8 || got > 5000*9 {
+		t.Errorf("vatic_flight_bytes_sent_total = %v, want 5000 BIGINTs' worth", got)
+	}
+	for name, want := range map[string]float64{"vatic_flight_rows_sent_total": 5000, "vatic_flight_queries_in_flight": 0} {
+		if got := get(name, nil); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	for outcome, want := range map[string]float64{"ok": 1, "refused": 1} {
+		if got := get("vatic_flight_queries_total", map[string]string{"outcome": outcome}); got != want {
+			t.Errorf("vatic_flight_queries_total{outcome=%s} = %v, want %v", outcome, got, want)
+		}
+	}
+
+	// An open stream is in flight until the client goes away. (An
+	// endless scan only streams in the Arrow build; the other would
+	// compute it whole first.)
+	if !arrowBuild {
+		return
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	info, err := c.Execute(sctx, `select range from range(1000000000000)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := c.DoGet(sctx, info.Endpoint[0].Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rd.Next() {
+		t.Fatal(rd.Err())
+	}
+	if got := get("vatic_flight_queries_in_flight", nil); got != 1 {
+		t.Errorf("in flight during a stream = %v, want 1", got)
+	}
+	cancel()
+	rd.Release()
+	for deadline := time.Now().Add(10 * time.Second); get("vatic_flight_queries_in_flight", nil) != 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the stream stayed in flight after the client left")
+		}
+	}
+	if got := get("vatic_flight_queries_total", map[string]string{"outcome": "canceled"}); got != 1 {
+		t.Errorf("vatic_flight_queries_total{outcome=canceled} = %v, want 1", got)
+	}
 }

@@ -62,6 +62,50 @@ func (m *requestMetrics) ObserveRequest(method, route string, status int, elapse
 	m.latency.WithLabelValues(method, route, code).Observe(elapsed.Seconds())
 }
 
+// flightMetrics counts the Flight SQL server's statements (a
+// flightsql.Observer).
+type flightMetrics struct {
+	queries     *prometheus.CounterVec
+	rows, bytes prometheus.Counter
+	inFlight    prometheus.Gauge
+}
+
+func newFlightMetrics(reg prometheus.Registerer) *flightMetrics {
+	m := &flightMetrics{
+		queries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "vatic_flight_queries_total",
+			Help: "Flight SQL statements by outcome: ok, too_large, busy, timeout, canceled, error when run; refused and invalid mostly when described (GetFlightInfo, GetSchema, prepare).",
+		}, []string{"outcome"}),
+		rows: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "vatic_flight_rows_sent_total",
+			Help: "Rows Flight SQL answers sent.",
+		}),
+		bytes: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "vatic_flight_bytes_sent_total",
+			Help: "Arrow buffer bytes Flight SQL answers sent.",
+		}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "vatic_flight_queries_in_flight",
+			Help: "Flight SQL statements running now (holding one of -flight-max-queries' slots).",
+		}),
+	}
+	reg.MustRegister(m.queries, m.rows, m.bytes, m.inFlight)
+	return m
+}
+
+// QueryStarted implements flightsql.Observer.
+func (m *flightMetrics) QueryStarted() { m.inFlight.Inc() }
+
+// QueryDone implements flightsql.Observer.
+func (m *flightMetrics) QueryDone(outcome string, rows, bytes int64, started bool) {
+	if started {
+		m.inFlight.Dec()
+	}
+	m.queries.WithLabelValues(outcome).Inc()
+	m.rows.Add(float64(rows))
+	m.bytes.Add(float64(bytes))
+}
+
 // engineCollector reads the engine's gauges and the database files' sizes
 // at each scrape: the catalog is the truth, so the figures are right even
 // for jobs a previous process ran.

@@ -13,6 +13,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -140,6 +141,7 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	fs.StringVar(&c.Flight.TLSKey, "flight-tls-key", "", "PEM private key file of -flight-tls-cert")
 	fs.DurationVar(&c.Flight.QueryTimeout, "flight-query-timeout", 10*time.Minute, "longest time one Flight SQL statement may take, from its start to its last batch sent (0: no limit)")
 	fs.Int64Var(&c.Flight.MaxRows, "flight-max-rows", 0, "most rows one Flight SQL answer may stream; past it the stream ends with RESOURCE_EXHAUSTED (0: no cap)")
+	fs.IntVar(&c.Flight.MaxQueries, "flight-max-queries", runtime.NumCPU(), "most Flight SQL statements running at once (default: the number of CPUs, as each statement's scan already uses every DuckDB thread); one more waits for a slot within -flight-query-timeout, then is answered RESOURCE_EXHAUSTED (0: no limit)")
 	fs.Int64Var(&c.Flight.MaxBytes, "flight-max-bytes", 4<<30, "most bytes (Arrow buffers) one Flight SQL answer may stream; past it the stream ends with RESOURCE_EXHAUSTED (0: no cap)")
 	fs.DurationVar(&c.Conn.IdleTimeout, "idle-timeout", 2*time.Minute, "close a keep-alive connection that sends no request for this long")
 	fs.DurationVar(&c.Conn.ReadHeaderTimeout, "read-header-timeout", 10*time.Second, "close a connection whose request headers take longer than this to arrive")
@@ -191,8 +193,8 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	if (c.Flight.TLSCert == "") != (c.Flight.TLSKey == "") {
 		return c, errors.New("-flight-tls-cert and -flight-tls-key go together")
 	}
-	if c.Flight.QueryTimeout < 0 || c.Flight.MaxRows < 0 || c.Flight.MaxBytes < 0 {
-		return c, errors.New("-flight-query-timeout, -flight-max-rows and -flight-max-bytes must not be negative")
+	if c.Flight.QueryTimeout < 0 || c.Flight.MaxRows < 0 || c.Flight.MaxBytes < 0 || c.Flight.MaxQueries < 0 {
+		return c, errors.New("-flight-query-timeout, -flight-max-rows, -flight-max-bytes and -flight-max-queries must not be negative")
 	}
 	c.Flight.shutdownDeadline = c.ShutdownGrace
 	if c.Import.Workers <= 0 || c.Import.Timeout <= 0 || c.Import.IdleTimeout <= 0 || c.Import.MaxBytes <= 0 {
@@ -331,7 +333,7 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 		}
 	}
 	if c.Flight.Addr != "" {
-		stopFlight, err := startFlight(c.Flight, store, keys, log)
+		stopFlight, err := startFlight(c.Flight, store, keys, newFlightMetrics(reg), log)
 		if err != nil {
 			return err
 		}
