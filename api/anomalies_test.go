@@ -3,6 +3,7 @@ package api_test
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
@@ -156,5 +157,82 @@ func TestAnomaliesSessionBadInput(t *testing.T) {
 	}
 	for _, r := range []string{"anomalyscores", "mahalanobisdistances"} {
 		wantError(t, "failed session's "+r, s.do(t, http.MethodGet, "/v1/sessions/"+done.SessionID+"/results/"+r, nil), 404, "NotFound", "")
+	}
+}
+
+// TestAnomaliesSessionEdgeCases covers issue 15's edge cases that are not
+// refusals of the request: a single row, more columns than rows (the
+// pseudo-inverse path of the distances) and a column with no value at
+// all, which read through the distances' columnar path failed the
+// session with an internal error before.
+func TestAnomaliesSessionEdgeCases(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	post := func(body string) response {
+		return s.do(t, http.MethodPost, "/v1/sessions/model", body, "Content-Type", "application/json")
+	}
+	s.putCSV(t, "one", "x,y\n1,2\n")
+	wantError(t, "a single row", post(`{"dataSourceName": "one", "predictionDomain": "anomalies"}`), 400, "RequestValidation", "dataSourceName")
+
+	// 24 rows of 30 random columns: the covariance has rank 23.
+	rng := rand.New(rand.NewPCG(15, 24))
+	var wide strings.Builder
+	for j := range 30 {
+		if j > 0 {
+			wide.WriteByte(',')
+		}
+		fmt.Fprintf(&wide, "c%d", j)
+	}
+	wide.WriteByte('\n')
+	for range 24 {
+		for j := range 30 {
+			if j > 0 {
+				wide.WriteByte(',')
+			}
+			fmt.Fprintf(&wide, "%.6f", rng.NormFloat64())
+		}
+		wide.WriteByte('\n')
+	}
+	s.putCSV(t, "wide", wide.String())
+	// Every value of c2 missing; note has 3 distinct values, so it is a
+	// string column whose 3 levels add rank 2.
+	var gap strings.Builder
+	gap.WriteString("a,b,c2,note\n")
+	for i := range 30 {
+		fmt.Fprintf(&gap, "%d,%d,,word%d and more words here\n", i, (i*i)%11, i%3)
+	}
+	s.putCSV(t, "gap", gap.String())
+	var gap2 strings.Builder
+	gap2.WriteString("a,b,c2\n")
+	for i := range 30 {
+		fmt.Fprintf(&gap2, "%d,%d,\n", i, (i*i)%11)
+	}
+	s.putCSV(t, "gap2", gap2.String())
+
+	// Each completes; the distances are finite, and over the rows they sum
+	// to (n−1)·rank of the covariance, pseudo-inverse or not. An empty
+	// string column encodes to nothing.
+	for _, c := range []struct {
+		src     string
+		n, rank int
+	}{{"wide", 24, 23}, {"gap", 30, 4}, {"gap2", 30, 2}} {
+		created := s.createSession(t, `{"dataSourceName": "`+c.src+`", "predictionDomain": "anomalies"}`)
+		done := s.waitSession(t, created.SessionID)
+		if done.Status != "completed" {
+			t.Errorf("%s: %s %+v", c.src, done.Status, done.Messages)
+			continue
+		}
+		md := decode[classRows](t, s.do(t, http.MethodGet, "/v1/sessions/"+done.SessionID+"/results/mahalanobisdistances?pageSize=1000", nil))
+		sum := 0.0
+		for _, r := range md.Data {
+			v, err := strconv.ParseFloat(r["mahalanobis_distance"], 64)
+			if err != nil || v < 0 || math.IsInf(v, 0) {
+				t.Fatalf("%s: distance row %v", c.src, r)
+			}
+			sum += v
+		}
+		if want := float64((c.n - 1) * c.rank); md.TotalCount != c.n || math.Abs(sum-want) > 1e-6*want {
+			t.Errorf("%s: %d distances summing to %v, want %d summing to %v", c.src, md.TotalCount, sum, c.n, want)
+		}
 	}
 }

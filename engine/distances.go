@@ -163,6 +163,12 @@ func encodeBatch(pc prepColumn, missing []string, arr arrow.Array, at []int64, d
 		}
 		return 1, nil
 	}
+	single := pipeline{Columns: []prepColumn{pc}}
+	if f, _ := single.Features(); len(f) == 0 {
+		// A string column without a level (every value missing) encodes
+		// to no column at all.
+		return 0, nil
+	}
 	fc := &frameColumn{Name: pc.Name, Type: pc.Type}
 	if err := appendArray(fc, arr); err != nil {
 		return 0, err
@@ -173,7 +179,7 @@ func encodeBatch(pc prepColumn, missing []string, arr arrow.Array, at []int64, d
 	for i := range local {
 		local[i] = i
 	}
-	x, err := pipeline{Columns: []prepColumn{pc}}.encode(frame, local)
+	x, err := single.encode(frame, local)
 	if err != nil {
 		return 0, err
 	}
