@@ -138,9 +138,16 @@ func rowValues(row arrow.RecordBatch) ([]any, error) {
 			args[i] = bytes.Clone(c.Value(0))
 		case *array.LargeBinary:
 			args[i] = bytes.Clone(c.Value(0))
+		case *array.Date32:
+			args[i] = c.Value(0).ToTime()
+		case *array.Date64:
+			args[i] = c.Value(0).ToTime()
+		case *array.Timestamp:
+			// The instant; a zone in the type only says how to show it.
+			args[i] = c.Value(0).ToTime(c.DataType().(*arrow.TimestampType).Unit)
 		default:
 			return nil, status.Error(codes.InvalidArgument, fmt.Sprintf(
-				"parameter %d (%s): Arrow type %s is not supported; send booleans, integers, floats, strings or binary (cast in SQL for others)",
+				"parameter %d (%s): Arrow type %s is not supported; send booleans, integers, floats, strings, binary, dates or timestamps (cast in SQL for others)",
 				i+1, row.ColumnName(i), col.DataType()))
 		}
 	}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	fsql "github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -280,11 +281,11 @@ func TestFlightSQL(t *testing.T) {
 		bind(float(1), float(2))
 		_, err = stmt.Execute(ctx)
 		wantCode(t, "two values for one parameter", err, codes.InvalidArgument)
-		d := array.NewDate32Builder(memory.DefaultAllocator)
-		d.Append(1)
-		bind(d.NewArray())
+		dec := array.NewDecimal128Builder(memory.DefaultAllocator, &arrow.Decimal128Type{Precision: 10, Scale: 2})
+		dec.Append(decimal128.FromI64(100))
+		bind(dec.NewArray())
 		_, err = stmt.Execute(ctx)
-		wantCode(t, "a date parameter", err, codes.InvalidArgument)
+		wantCode(t, "a decimal parameter", err, codes.InvalidArgument)
 		s := array.NewStringBuilder(memory.DefaultAllocator)
 		s.Append("not a number")
 		bind(s.NewArray())
@@ -292,6 +293,31 @@ func TestFlightSQL(t *testing.T) {
 			_, _, err = fetch(ctx, c, info)
 		}
 		wantCode(t, "a string for a number", err, codes.InvalidArgument)
+
+		// Dates and timestamps bind as the instant they name.
+		when, err := c.Prepare(ctx, `select ?::DATE::VARCHAR as d, ?::TIMESTAMP::VARCHAR as ts`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer when.Close(ctx)
+		d := array.NewDate32Builder(memory.DefaultAllocator)
+		d.Append(arrow.Date32FromTime(time.Date(2017, 3, 4, 0, 0, 0, 0, time.UTC)))
+		ts := array.NewTimestampBuilder(memory.DefaultAllocator, &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"})
+		ts.Append(arrow.Timestamp(time.Date(2017, 3, 4, 5, 6, 7, 8e6, time.UTC).UnixMilli()))
+		dArr, tsArr := d.NewArray(), ts.NewArray()
+		when.SetParameters(array.NewRecordBatch(arrow.NewSchema([]arrow.Field{
+			{Name: "d", Type: dArr.DataType(), Nullable: true}, {Name: "ts", Type: tsArr.DataType(), Nullable: true},
+		}, nil), []arrow.Array{dArr, tsArr}, 1))
+		info, err = when.Execute(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, recs, err = fetch(ctx, c, info); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := []string{column(t, recs, "d")[0], column(t, recs, "ts")[0]}, []string{"2017-03-04", "2017-03-04 05:06:07.008"}; !slices.Equal(got, want) {
+			t.Errorf("date and timestamp parameters = %v, want %v", got, want)
+		}
 	})
 
 	t.Run("auth", func(t *testing.T) {
