@@ -532,24 +532,27 @@ func (s *Server) ClosePreparedStatement(context.Context, fsql.ActionClosePrepare
 // GetFlightInfoPreparedStatement checks the statement again (the handle
 // comes from the client) and hands out the command as its ticket.
 func (s *Server) GetFlightInfoPreparedStatement(ctx context.Context, cmd fsql.PreparedStatementQuery, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
-	query, _, err := decodeHandle(cmd.GetPreparedStatementHandle())
-	if err != nil {
-		return nil, err
-	}
-	result, _, err := s.describe(ctx, query)
+	result, err := s.describeHandle(ctx, cmd)
 	if err != nil {
 		return nil, err
 	}
 	return s.statementInfo(desc, desc.Cmd, result), nil
 }
 
-// GetSchemaPreparedStatement types a prepared statement's result.
-func (s *Server) GetSchemaPreparedStatement(ctx context.Context, cmd fsql.PreparedStatementQuery, _ *flight.FlightDescriptor) (*flight.SchemaResult, error) {
+// describeHandle checks and types the statement of a prepared
+// statement's handle.
+func (s *Server) describeHandle(ctx context.Context, cmd fsql.PreparedStatementQuery) (*arrow.Schema, error) {
 	query, _, err := decodeHandle(cmd.GetPreparedStatementHandle())
 	if err != nil {
 		return nil, err
 	}
 	result, _, err := s.describe(ctx, query)
+	return result, err
+}
+
+// GetSchemaPreparedStatement types a prepared statement's result.
+func (s *Server) GetSchemaPreparedStatement(ctx context.Context, cmd fsql.PreparedStatementQuery, _ *flight.FlightDescriptor) (*flight.SchemaResult, error) {
+	result, err := s.describeHandle(ctx, cmd)
 	if err != nil {
 		return nil, err
 	}
