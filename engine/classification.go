@@ -282,7 +282,7 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 		return err
 	}
 	if cvScores != nil {
-		msgs = append(msgs, cvMessageWithin(cvScores, stats.MacroAverageF1Score, true, cvClassSEsText, repeats, len(trainPos)))
+		msgs = append(msgs, cvMessage(cvScores, stats.MacroAverageF1Score, true, cvClassSEs, repeats, len(trainPos)))
 	}
 	contestants := make([]Contestant, len(results))
 	for i, r := range results {
@@ -377,7 +377,7 @@ func classificationContest(ctx context.Context, algos []classify.Algorithm, trai
 	if cvRepeats == 0 || best < 0 {
 		return results, best, nil, nil
 	}
-	best, scores, err := championByCVWithin(results, best, true, cvClassSEs, func(at []int) ([]contest.CVScore, error) {
+	best, scores, err := championByCV(results, best, true, cvClassSEs, func(at []int) ([]contest.CVScore, error) {
 		fits := make([]classify.Model, len(at))
 		for j, i := range at {
 			fits[j] = results[i].Model.model

@@ -196,10 +196,10 @@ func cvClassRepeats(nTrain, nFeatures, k int) int {
 // breast_cancer; three gains a little more on wine but is, on these
 // sizes, the simplest contestant whatever the folds say. Regression
 // keeps one SE, whose figures above were measured with it.
-const (
-	cvClassSEs     = 2
-	cvClassSEsText = "two standard errors" // cvClassSEs in the debug message
-)
+const cvClassSEs = 2
+
+// cvRegressionSEs is the regression rule's margin: one standard error.
+const cvRegressionSEs = 1
 
 // rankRegressionCV scores algos by repeats × cvFolds-fold cross-validated
 // RMSE on the rows of x and y, at most workers fits at once (each single-threaded,
@@ -270,18 +270,12 @@ func rankClassificationCV(ctx context.Context, fits []classify.Model, x *mat.Den
 
 // championByCV picks a contest's champion by cross-validation: rank
 // scores the contestants that passed their test fit (given by their
-// positions in results), and the one-SE rule (contest.ChampionCV) picks
+// positions in results), and the rule with a margin of ses standard
+// errors (contest.ChampionCVWithin: cvRegressionSEs, cvClassSEs) picks
 // among them. It returns the scores of every contestant in results'
 // order (a failed test fit keeps its error) and the champion, or best,
 // the test metric's champion, when none passed every fold.
-func championByCV[M any](results []contest.Result[M], best int, higherIsBetter bool, rank func(at []int) ([]contest.CVScore, error)) (int, []contest.CVScore, error) {
-	return championByCVWithin(results, best, higherIsBetter, 1, rank)
-}
-
-// championByCVWithin is championByCV with the rule's margin at ses
-// standard errors (contest.ChampionCVWithin): cvClassSEs for
-// classification.
-func championByCVWithin[M any](results []contest.Result[M], best int, higherIsBetter bool, ses float64, rank func(at []int) ([]contest.CVScore, error)) (int, []contest.CVScore, error) {
+func championByCV[M any](results []contest.Result[M], best int, higherIsBetter bool, ses int, rank func(at []int) ([]contest.CVScore, error)) (int, []contest.CVScore, error) {
 	var at []int
 	for i, r := range results {
 		if r.Err == nil {
@@ -299,7 +293,7 @@ func championByCVWithin[M any](results []contest.Result[M], best int, higherIsBe
 	for j, i := range at {
 		scores[i] = got[j]
 	}
-	if b := contest.ChampionCVWithin(scores, higherIsBetter, ses); b >= 0 {
+	if b := contest.ChampionCVWithin(scores, higherIsBetter, float64(ses)); b >= 0 {
 		best = b
 	}
 	return best, scores, nil
@@ -316,19 +310,21 @@ func denseRows(x *mat.Dense, positions []int) *mat.Dense {
 }
 
 // cvMessage is the debug message that says how the champion was chosen:
-// by the mean of metric, the highest when higherIsBetter, else the lowest.
-func cvMessage(scores []contest.CVScore, metric string, higherIsBetter bool, repeats, nTrain int) Message {
-	return cvMessageWithin(scores, metric, higherIsBetter, "one standard error", repeats, nTrain)
-}
-
-// cvMessageWithin is cvMessage for a rule whose margin is within (as
-// words: "two standard errors").
-func cvMessageWithin(scores []contest.CVScore, metric string, higherIsBetter bool, within string, repeats, nTrain int) Message {
+// by the mean of metric, the highest when higherIsBetter, else the
+// lowest, within ses standard errors.
+func cvMessage(scores []contest.CVScore, metric string, higherIsBetter bool, ses int, repeats, nTrain int) Message {
 	best := "lowest"
 	if higherIsBetter {
 		best = "highest"
 	}
 	var b strings.Builder
+	within := fmt.Sprintf("%d standard errors", ses)
+	switch ses {
+	case 1:
+		within = "one standard error"
+	case 2:
+		within = "two standard errors"
+	}
 	fmt.Fprintf(&b, "The champion was chosen by %d × %d-fold cross-validation on the %d training rows: the simplest algorithm whose mean %s is within %s of the %s wins.", repeats, cvFolds, nTrain, metric, within, best)
 	for i, s := range scores {
 		sep := " Mean ± standard error: "
