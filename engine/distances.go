@@ -89,17 +89,18 @@ func (e *Engine) encodedColumns(ctx context.Context, id string, p pipeline, n in
 			cols[j] = make([]float64, n)
 		}
 	}
-	if err := e.readRange(ctx, q, p, 0, n, cols); err != nil {
+	if err := e.readRows(ctx, q, p, n, cols); err != nil {
 		return nil, fmt.Errorf("read session data: %w", err)
 	}
 	return cols, nil
 }
 
-// readRange reads the rows numbered lo to hi − 1 with q (DistanceInputs
-// of p's columns) and writes their encoding into those rows of cols. A row
-// is placed by its number, so the query needs no ORDER BY.
-func (e *Engine) readRange(ctx context.Context, q string, p pipeline, lo, hi int, cols [][]float64) error {
-	rr, err := e.store.StreamQuery(ctx, q, lo, hi)
+// readRows reads the n rows of the snapshot with q (DistanceInputs of p's
+// columns) and writes their encoding into cols. A row is placed by its
+// number, so the query needs no ORDER BY; a number outside 0 to n − 1, or
+// a count other than n, is an error rather than rows left at zero.
+func (e *Engine) readRows(ctx context.Context, q string, p pipeline, n int, cols [][]float64) error {
+	rr, err := e.store.StreamQuery(ctx, q)
 	if err != nil {
 		return err
 	}
@@ -113,8 +114,8 @@ func (e *Engine) readRange(ctx context.Context, q string, p pipeline, lo, hi int
 		}
 		at := rows.Int64Values()
 		for _, r := range at {
-			if r < int64(lo) || r >= int64(hi) {
-				return fmt.Errorf("row %d outside %d to %d", r, lo, hi-1)
+			if r < 0 || r >= int64(n) {
+				return fmt.Errorf("row %d outside 0 to %d", r, n-1)
 			}
 		}
 		seen += len(at)
@@ -130,8 +131,8 @@ func (e *Engine) readRange(ctx context.Context, q string, p pipeline, lo, hi int
 	if err := rr.Err(); err != nil {
 		return err
 	}
-	if seen != hi-lo {
-		return fmt.Errorf("%d rows numbered %d to %d, %d expected", seen, lo, hi-1, hi-lo)
+	if seen != n {
+		return fmt.Errorf("%d rows, %d expected", seen, n)
 	}
 	return nil
 }

@@ -68,9 +68,8 @@ func AnomalyRows(session string, columns []string, contestant string, flaggedOnl
 	return q, count, args, nil
 }
 
-// DistanceInputs selects the row number and columns of the rows of a
-// session's snapshot numbered from the first argument up to, not
-// including, the second, in storage order: the reader places rows by
+// DistanceInputs selects the row number and columns of every row of a
+// session's snapshot, in storage order: the reader places rows by
 // RowColumn, so no sort is needed.
 func DistanceInputs(session string, columns []string) (string, error) {
 	src, err := resultsTable(SnapshotTable(session))
@@ -81,5 +80,5 @@ func DistanceInputs(session string, columns []string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return "SELECT " + cols + " FROM " + src + " WHERE " + RowColumn + " >= ? AND " + RowColumn + " < ?", nil
+	return "SELECT " + cols + " FROM " + src, nil
 }
