@@ -201,28 +201,12 @@ func bind(stmt mapping.PreparedStatement, args []any) error {
 			state = mapping.BindNull(stmt, idx)
 		case bool:
 			state = mapping.BindBoolean(stmt, idx, v)
-		case int:
-			state = mapping.BindInt64(stmt, idx, int64(v))
-		case int8:
-			state = mapping.BindInt64(stmt, idx, int64(v))
-		case int16:
-			state = mapping.BindInt64(stmt, idx, int64(v))
-		case int32:
-			state = mapping.BindInt64(stmt, idx, int64(v))
-		case int64:
-			state = mapping.BindInt64(stmt, idx, v)
-		case uint8:
-			state = mapping.BindUInt64(stmt, idx, uint64(v))
-		case uint16:
-			state = mapping.BindUInt64(stmt, idx, uint64(v))
-		case uint32:
-			state = mapping.BindUInt64(stmt, idx, uint64(v))
-		case uint64:
-			state = mapping.BindUInt64(stmt, idx, v)
-		case float32:
-			state = mapping.BindDouble(stmt, idx, float64(v))
-		case float64:
-			state = mapping.BindDouble(stmt, idx, v)
+		case int, int8, int16, int32, int64:
+			state = mapping.BindInt64(stmt, idx, reflect.ValueOf(v).Int())
+		case uint, uint8, uint16, uint32, uint64:
+			state = mapping.BindUInt64(stmt, idx, reflect.ValueOf(v).Uint())
+		case float32, float64:
+			state = mapping.BindDouble(stmt, idx, reflect.ValueOf(v).Float())
 		case string:
 			state = mapping.BindVarchar(stmt, idx, v)
 		case []byte:
