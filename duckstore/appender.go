@@ -62,10 +62,11 @@ func (s *Store) StreamQuery(ctx context.Context, query string, args ...any) (arr
 	return s.Query(ctx, query, args...)
 }
 
-// describe needs the Arrow build's access to the prepared statement;
-// here the result's and parameters' schemas stay unknown (nil).
-func (s *Store) describe(context.Context, string) (Description, error) {
-	return Description{}, nil
+// describe needs the Arrow build's access to the prepared statement to
+// type anything; here the result's schema stays unknown (nil) and the
+// parameters are only counted (untypedParams).
+func (s *Store) describe(ctx context.Context, query string) (Description, error) {
+	return s.untypedParams(ctx, query)
 }
 
 // arrowType is the Arrow type DuckDB's Arrow export gives a column of the

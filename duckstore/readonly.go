@@ -85,6 +85,38 @@ func (s *Store) ReadOnlyDescribe(ctx context.Context, query string) (Description
 	return d, err
 }
 
+// untypedParams describes only query's parameter count, through
+// duckdb-go's prepared statement: each parameter an arrow.Null field (not
+// typed), and the result unknown. It is describe where DuckDB's C
+// prepared statement is out of reach (the build without duckdb_arrow), so
+// that a client binding the wrong number of values is refused there too.
+func (s *Store) untypedParams(ctx context.Context, query string) (Description, error) {
+	c, release, err := s.connFor(ctx)
+	if err != nil {
+		return Description{}, err
+	}
+	defer release()
+	var d Description
+	err = c.Raw(func(dc any) error {
+		conn, ok := dc.(*duckdb.Conn)
+		if !ok {
+			return fmt.Errorf("duckstore: not a DuckDB connection: %T", dc)
+		}
+		stmt, err := conn.Prepare(query)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		fields := make([]arrow.Field, stmt.NumInput())
+		for i := range fields {
+			fields[i] = arrow.Field{Name: fmt.Sprintf("$%d", i+1), Type: arrow.Null, Nullable: true}
+		}
+		d.Params = arrow.NewSchema(fields, nil)
+		return nil
+	})
+	return d, err
+}
+
 // ReadOnlyQuery runs one SELECT statement from an untrusted client and
 // returns its result as Arrow record batches; see the guarantees above.
 // The reader holds a connection and its read-only transaction until it is

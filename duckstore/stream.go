@@ -336,7 +336,7 @@ func (r *streamReader) close() {
 // parameters' types as DuckDB binds them.
 func (s *Store) describe(ctx context.Context, query string) (Description, error) {
 	if rawConnErr != nil {
-		return Description{}, nil
+		return s.untypedParams(ctx, query)
 	}
 	c, release, err := s.connFor(ctx)
 	if err != nil {

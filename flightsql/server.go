@@ -586,8 +586,8 @@ func (s *Server) DoPutPreparedStatementQuery(ctx context.Context, cmd fsql.Prepa
 		return nil, err
 	}
 	defer row.Release()
-	if want := params.NumFields(); params != nil && int(row.NumCols()) != want {
-		return nil, status.Errorf(codes.InvalidArgument, "the statement takes %d parameters, the batch has %d columns", want, row.NumCols())
+	if params != nil && int(row.NumCols()) != params.NumFields() {
+		return nil, status.Errorf(codes.InvalidArgument, "the statement takes %d parameters, the batch has %d columns", params.NumFields(), row.NumCols())
 	}
 	if _, err := rowValues(row); err != nil {
 		return nil, err

@@ -230,9 +230,6 @@ func TestFlightSQL(t *testing.T) {
 
 	// Parameters bind from the client's one-row batch.
 	t.Run("parameters", func(t *testing.T) {
-		if !arrowBuild {
-			t.Skip("the build without duckdb_arrow types statements only when they run")
-		}
 		stmt, err := c.Prepare(ctx, `select sales from data."store-sales" where sales > ? order by sales`)
 		if err != nil {
 			t.Fatal(err)
