@@ -39,6 +39,7 @@ type serverOptions struct {
 	compat       api.Compat
 	maxColumns   int
 	pageCache    int64
+	wrapStore    func(engine.Store) engine.Store // the engine's store, wrapped (failure injection)
 }
 
 type option func(*serverOptions)
@@ -54,6 +55,11 @@ func withImportMax(n int64) option              { return func(o *serverOptions) 
 func withSessionTimeout(d time.Duration) option { return func(o *serverOptions) { o.sessionTime = d } }
 func withCompat(c api.Compat) option            { return func(o *serverOptions) { o.compat = c } }
 func withMaxColumns(n int) option               { return func(o *serverOptions) { o.maxColumns = n } }
+
+// withStoreWrapper gives the engine wrap(store) instead of the DuckDB store.
+func withStoreWrapper(wrap func(engine.Store) engine.Store) option {
+	return func(o *serverOptions) { o.wrapStore = wrap }
+}
 
 // withPageCache turns the page cache on (off by default, so that the
 // tests proving a failed write changed nothing read the table itself).
@@ -101,7 +107,11 @@ func newServer(t testing.TB, opts ...option) *testServer {
 		Compat:         o.compat,
 		PageCacheBytes: o.pageCache,
 	}
-	eng, err := engine.New(ctx, store, engine.Options{
+	var es engine.Store = store
+	if o.wrapStore != nil {
+		es = o.wrapStore(es)
+	}
+	eng, err := engine.New(ctx, es, engine.Options{
 		Clock: o.clock, Allotments: o.allotments, BatchRows: o.batchRows, MaxDecodedBytes: o.maxBodyBytes, MaxColumns: o.maxColumns,
 		Fetcher: remote.NewFetcher(sources), ImportTimeout: o.importTime, ImportMaxBytes: o.importMax,
 		Notifier: api.NewCallbacks(apiOpts, func() string { return *base.Load() }, hooks), SessionTimeout: o.sessionTime,

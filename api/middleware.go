@@ -26,6 +26,14 @@ func requestID(r *http.Request) string {
 	return ""
 }
 
+// answerStarted reports whether the status line of r's answer has been
+// written: an error found after that cannot be answered, only signalled
+// by breaking the connection off.
+func answerStarted(r *http.Request) bool {
+	rec, ok := r.Context().Value(requestIDKey).(*recorder)
+	return ok && rec.status != 0
+}
+
 // recorder wraps the ResponseWriter to learn the status and size, and to
 // add the account headers just before the header is written.
 type recorder struct {
@@ -88,14 +96,16 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		installIdleBody(w, r, s.opts.BodyIdleTimeout)
 		w.Header().Set("X-Request-Id", rec.id)
 		defer func() {
-			if v := recover(); v != nil {
-				if v == http.ErrAbortHandler {
-					panic(v)
-				}
+			v := recover()
+			if v != nil && v != http.ErrAbortHandler {
 				s.log.ErrorContext(r.Context(), "panic", engine.LogRequestID, rec.id, "panic", fmt.Sprint(v))
 				if rec.status == 0 {
 					s.writeError(rec, r, &engine.Error{Kind: engine.Internal, Msg: "panic"})
 				}
+			}
+			if v == http.ErrAbortHandler {
+				// Logged below, then net/http breaks the connection off.
+				defer panic(v)
 			}
 			attrs := []any{engine.LogRequestID, rec.id, "method", r.Method, "path", r.URL.Path,
 				"status", rec.status, engine.LogBytes, rec.bytes, engine.LogElapsed, time.Since(start)}

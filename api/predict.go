@@ -96,6 +96,9 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 		for {
 			rec, err := out.Next()
 			if err == io.EOF {
+				if err := out.Commit(); err != nil {
+					return err
+				}
 				return bw.Close()
 			}
 			if err != nil {
@@ -142,6 +145,9 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 		return err
 	}
 	bw.Write(tail)
+	if err := out.Commit(); err != nil {
+		return err
+	}
 	return bw.Flush()
 }
 

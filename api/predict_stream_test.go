@@ -1,11 +1,15 @@
 package api_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/vaticml/vatic/engine"
@@ -223,5 +227,67 @@ func TestPredictStreamQuota(t *testing.T) {
 	res = s.do(t, http.MethodPost, path, friedmanCSV(streamRows, -1), "Content-Type", "text/csv")
 	if e := wantError(t, "predict over what is left", res, 429, "QuotaExceeded", ""); !strings.Contains(e.Message, "10000 Predictions left") {
 		t.Errorf("predict over what is left message = %q", e.Message)
+	}
+}
+
+// touchFailing fails the predict's usage record (the model's lastUsed
+// update) while fail is set.
+type touchFailing struct {
+	engine.Store
+	fail *atomic.Bool
+}
+
+func (s touchFailing) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	if s.fail.Load() && strings.Contains(query, "UPDATE catalog.models SET last_used") {
+		return 0, errors.New("injected: the usage record failed")
+	}
+	return s.Store.Exec(ctx, query, args...)
+}
+
+// The usage record commits while the answer is written. When it fails, an
+// answer that has not left yet is a 500, and one that is leaving is broken
+// off, never completed; either way nothing is counted and the model stays
+// unused.
+func TestPredictUsageRecordFails(t *testing.T) {
+	var fail atomic.Bool
+	s := newServer(t, withStoreWrapper(func(st engine.Store) engine.Store { return touchFailing{st, &fail} }))
+	id := s.namedModel(t, "friedman", "touch")
+	path := "/v1/models/" + id + "/predict"
+	fail.Store(true)
+	res := s.do(t, http.MethodPost, path, friedmanCSV(10, -1), "Content-Type", "text/csv", "Accept", "text/csv")
+	wantError(t, "predict with a failed usage record", res, 500, "ServerError", "")
+
+	// 40 000 rows answer more than the writer buffers: the answer has
+	// started when the record fails.
+	req, err := http.NewRequest(http.MethodPost, s.URL+path, strings.NewReader(friedmanCSV(streamRows, -1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("api-key", "test-key")
+	req.Header.Set("Content-Type", "text/csv")
+	req.Header.Set("Accept", "text/csv")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err == nil {
+		t.Errorf("predict of %d rows with a failed usage record = %d, %d bytes, complete; want a broken answer", streamRows, resp.StatusCode, len(body))
+	}
+
+	fail.Store(false)
+	if res := s.do(t, http.MethodGet, "/v1/models/"+id, nil); strings.Contains(string(res.body), "lastUsedDate") {
+		t.Errorf("model after failed usage records = %s, want no lastUsedDate", res.body)
+	}
+	res = s.do(t, http.MethodPost, path, friedmanCSV(10, -1), "Content-Type", "text/csv", "Accept", "text/csv")
+	if res.status != http.StatusOK {
+		t.Fatalf("predict = %d %s", res.status, res.body)
+	}
+	if got := res.header.Get("Nexosis-Account-PredictionCount-Current"); got != "10" {
+		t.Errorf("prediction count after failed records and 10 rows = %q, want 10", got)
+	}
+	if res := s.do(t, http.MethodGet, "/v1/models/"+id, nil); !strings.Contains(string(res.body), "lastUsedDate") {
+		t.Errorf("model after a prediction = %s, want a lastUsedDate", res.body)
 	}
 }

@@ -136,7 +136,15 @@ func New(e *engine.Engine, opts Options) *Server {
 		s.writeError(w, r, &engine.Error{Kind: engine.NotFound, Msg: "Resource not found: " + r.Method + " is not supported here"})
 	})
 	s.router.PanicHandler = func(w http.ResponseWriter, r *http.Request, v any) {
+		if v == http.ErrAbortHandler {
+			panic(v) // net/http breaks the connection off
+		}
 		s.log.ErrorContext(r.Context(), "panic", engine.LogRequestID, requestID(r), "panic", v)
+		if answerStarted(r) {
+			// An error body would follow the rows already sent and make
+			// them look complete.
+			panic(http.ErrAbortHandler)
+		}
 		s.writeError(w, r, &engine.Error{Kind: engine.Internal, Msg: "An unexpected error occurred"})
 	}
 	s.routes()
@@ -153,6 +161,12 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request, p httprouter.Param
 func (s *Server) handle(h handlerFunc) httprouter.Handle {
 	return func(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
 		if err := h(w, r, p); err != nil {
+			if answerStarted(r) {
+				// An error body would follow what was already sent and
+				// make it look complete: the answer is broken off.
+				s.log.ErrorContext(r.Context(), "answer broken off", engine.LogRequestID, requestID(r), engine.LogErr, err)
+				panic(http.ErrAbortHandler)
+			}
 			s.writeError(w, r, err)
 		}
 	}

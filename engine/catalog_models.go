@@ -393,9 +393,13 @@ func (e *Engine) deleteModelRows(ctx context.Context, ids []string) error {
 // model's lastUsed and the account's prediction count. lastUsed only moves
 // forward (greatest), so two predicts committing out of order leave the
 // later time, in the catalog as in the cache (modelTouched).
+//
+// The cached entry moves only once the transaction has committed: a
+// transaction's after-commit hooks also run after a rollback, which is
+// harmless for the drops every other writer registers but would leave
+// this write-through ahead of the catalog.
 func (e *Engine) touchModel(ctx context.Context, id string, at time.Time, rows int64) error {
-	return e.store.Tx(ctx, func(ctx context.Context) error {
-		defer e.modelTouched(ctx, id, at)
+	err := e.store.Tx(ctx, func(ctx context.Context) error {
 		if _, err := e.store.Exec(ctx, `UPDATE catalog.models SET last_used = greatest(last_used, ?) WHERE id = ?`, at, id); err != nil {
 			return err
 		}
@@ -403,6 +407,10 @@ func (e *Engine) touchModel(ctx context.Context, id string, at time.Time, rows i
 			ON CONFLICT (what) DO UPDATE SET count = count + excluded.count`, rows)
 		return err
 	})
+	if err == nil {
+		e.modelTouched(ctx, id, at)
+	}
+	return err
 }
 
 func (e *Engine) countPredictions(ctx context.Context) (int64, error) {

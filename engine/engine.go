@@ -165,9 +165,9 @@ type Engine struct {
 	sessions *sessionPool
 	models   modelCache
 	// predictions is the count of predictions made (catalog.usage), read
-	// from the store once and then kept by PredictStream, which adds what
-	// each prediction counted once touchModel, the count's one writer,
-	// has committed it.
+	// from the store once and then kept by PredictStream, which adds each
+	// answer's rows as touchModel, the count's one writer, starts to commit
+	// them, and takes them back if that fails.
 	predictions predictionCount
 	// cache holds the catalog entries reads look up (catalogCache); nil
 	// only for an Engine not made by New.

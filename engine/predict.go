@@ -99,7 +99,9 @@ type PredictText interface {
 // truncated answer: the answer batches are spooled (in memory up to a few
 // MiB, then in a temporary file under Options.TempDir) and replayed by the
 // returned PredictOutput, which the caller must Close. The quota is
-// counted on the rows as they arrive.
+// counted on the rows as they arrive; the usage record commits while the
+// answer is written, and the caller calls PredictOutput.Commit before the
+// answer's last byte.
 //
 // With text nil the answer is Arrow batches (PredictOutput.Next);
 // otherwise each batch is rendered by text as it is scored and the answer
@@ -237,18 +239,32 @@ func (e *Engine) PredictStream(ctx context.Context, id string, src PredictSource
 	if err := p.checkMissing(); err != nil {
 		return nil, err
 	}
-	if err := e.touchModel(ctx, m.ID, e.now(), p.rows); err != nil {
-		return nil, err
-	}
-	e.predictions.add(p.rows)
+	// The usage record (the model's lastUsed and the prediction count)
+	// commits while the caller writes the answer, instead of before its
+	// first byte: PredictOutput.Commit waits for it, and the caller calls
+	// Commit before the answer's last byte, so a complete answer still
+	// means its predictions are counted. It runs on its own context: a
+	// client that leaves mid-answer was still predicted for. The running
+	// count takes the rows now, so that the answer's account headers,
+	// written with its first bytes, include them, and gives them back if
+	// the record fails.
 	now := e.now()
+	touched := make(chan error, 1)
+	e.predictions.add(p.rows)
+	go func(rows int64) {
+		err := e.touchModel(context.WithoutCancel(ctx), m.ID, now, rows)
+		if err != nil {
+			e.predictions.add(-rows)
+		}
+		touched <- err
+	}(p.rows)
 	m.LastUsed = &now
 	ok = true
 	schema := p.schema(opts.IncludeClassScores)
 	// Batches are rendered with every class score: whether the answer
 	// has them may be known only now (a JSON body's extraParameters).
 	cut := lm.classifier != nil && !opts.IncludeClassScores
-	return &PredictOutput{Model: m, Messages: []Message{}, schema: schema, echoed: len(p.echo), spool: sp, text: text, texts: ts, cut: cut}, nil
+	return &PredictOutput{Model: m, Messages: []Message{}, schema: schema, echoed: len(p.echo), spool: sp, text: text, texts: ts, cut: cut, touched: touched}, nil
 }
 
 // predictionCount caches the count of predictions made: a predict
@@ -273,7 +289,8 @@ func (c *predictionCount) get(ctx context.Context, count func(context.Context) (
 	return c.n, nil
 }
 
-// add counts n more predictions, committed to the store.
+// add counts n more predictions (fewer when n is negative: a usage record
+// that failed to commit).
 func (c *predictionCount) add(n int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -815,6 +832,20 @@ type PredictOutput struct {
 	text     PredictText // nil: the answer is Arrow batches
 	texts    *textSpool
 	cut      bool // leave out the rendered class scores
+	touched  chan error
+	touchErr error
+}
+
+// Commit waits for the request's usage record (the model's lastUsed and
+// the prediction count) to commit, and reports its error. The caller
+// calls it before the answer's last byte leaves: an error then must not
+// end in a complete answer.
+func (o *PredictOutput) Commit() error {
+	if o.touched != nil {
+		o.touchErr = <-o.touched
+		o.touched = nil
+	}
+	return o.touchErr
 }
 
 // Schema is the answer's schema: the echoed input columns, in first-seen
@@ -910,4 +941,6 @@ func (o *PredictOutput) WriteRows(w io.Writer) error {
 }
 
 // Close frees the spooled batches and removes the spool file.
-func (o *PredictOutput) Close() error { return errors.Join(o.spool.close(), o.texts.close()) }
+func (o *PredictOutput) Close() error {
+	return errors.Join(o.spool.close(), o.texts.close(), o.Commit())
+}

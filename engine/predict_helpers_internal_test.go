@@ -53,7 +53,7 @@ func (e *Engine) predictText(ctx context.Context, id string, names []string, bat
 	for {
 		rec, err := out.Next()
 		if err == io.EOF {
-			return recs, nil
+			return recs, out.Commit()
 		}
 		if err != nil {
 			return nil, err
