@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/csv"
 	"io"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -212,6 +213,87 @@ func TestTextRowsCells(t *testing.T) {
 			}
 			if got := string(data[start:ends[i]]); got != string(want) || marks[i]-start != mark {
 				t.Errorf("json %v row %d = %q (mark %d), want %q (mark %d)", tr.json, i, got, marks[i]-start, want, mark)
+			}
+		}
+	}
+}
+
+// BenchmarkTextRows renders one predict batch (16384 rows of 20 echoed
+// numbers' text and a prediction) as CSV and as JSON rows.
+func BenchmarkTextRows(b *testing.B) {
+	const rows, ncol = predictBatchRows, 20
+	mem := memory.DefaultAllocator
+	r := rand.New(rand.NewPCG(1, 2))
+	var fields []arrow.Field
+	var cols []arrow.Array
+	for j := range ncol {
+		sb := array.NewStringBuilder(mem)
+		for range rows {
+			sb.Append(strconv.FormatFloat(r.Float64(), 'f', 6, 64))
+		}
+		fields, cols = append(fields, arrow.Field{Name: "f" + strconv.Itoa(j), Type: arrow.BinaryTypes.String}), append(cols, sb.NewArray())
+		sb.Release()
+	}
+	fb := array.NewFloat64Builder(mem)
+	for range rows {
+		fb.Append(r.NormFloat64() * 10)
+	}
+	fields, cols = append(fields, arrow.Field{Name: "y", Type: arrow.PrimitiveTypes.Float64}), append(cols, fb.NewArray())
+	fb.Release()
+	rec := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, rows)
+	defer rec.Release()
+	for _, a := range cols {
+		a.Release()
+	}
+	for _, tr := range []*textRows{csvAnswer, jsonAnswer} {
+		name := "csv"
+		if tr.json {
+			name = "json"
+		}
+		b.Run(name, func(b *testing.B) {
+			var data []byte
+			var marks, cuts, ends []int
+			for b.Loop() {
+				data, marks, cuts, ends = tr.Rows(data[:0], marks[:0], cuts[:0], ends[:0], rec, ncol)
+			}
+			b.SetBytes(int64(len(data)))
+			b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
+
+// hasSpecial's eight-bytes-at-a-time tests agree with the byte table on
+// every special byte at every offset of words and tails, and on random
+// text.
+func TestHasSpecial(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, tr := range []*textRows{csvAnswer, jsonAnswer} {
+		table := func(data []byte) bool {
+			for _, b := range data {
+				if tr.special[b] {
+					return true
+				}
+			}
+			return false
+		}
+		for n := range 20 {
+			for pos := range n {
+				for c := range 256 {
+					data := []byte(strings.Repeat("a", n))
+					data[pos] = byte(c)
+					if got, want := tr.hasSpecial(data), table(data); got != want {
+						t.Fatalf("json %v: hasSpecial(%q) = %v, want %v", tr.json, data, got, want)
+					}
+				}
+			}
+		}
+		for range 10000 {
+			data := make([]byte, r.IntN(40))
+			for k := range data {
+				data[k] = byte(r.IntN(256))
+			}
+			if got, want := tr.hasSpecial(data), table(data); got != want {
+				t.Fatalf("json %v: hasSpecial(%q) = %v, want %v", tr.json, data, got, want)
 			}
 		}
 	}
