@@ -403,8 +403,8 @@ func (e *Engine) touchModel(ctx context.Context, id string, at time.Time, rows i
 		if _, err := e.store.Exec(ctx, `UPDATE catalog.models SET last_used = greatest(last_used, ?) WHERE id = ?`, at, id); err != nil {
 			return err
 		}
-		_, err := e.store.Exec(ctx, `INSERT INTO catalog.usage VALUES ('predictions', ?)
-			ON CONFLICT (what) DO UPDATE SET count = count + excluded.count`, rows)
+		// The row exists since migration 0009.
+		_, err := e.store.Exec(ctx, `UPDATE catalog.usage SET count = count + ? WHERE what = 'predictions'`, rows)
 		return err
 	})
 	if err == nil {

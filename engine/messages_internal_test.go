@@ -15,7 +15,7 @@ func TestMessageTimesMigration(t *testing.T) {
 	sessionID, importID := "4c0e8f5a-6f0b-4d8e-9a3c-1b2d3e4f5a60", "9d8c7b6a-5f4e-4d3c-8b2a-190817263544"
 	sessionAt, importAt := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), time.Date(2025, 2, 3, 4, 5, 6, 0, time.UTC)
 	for _, q := range []string{
-		`DELETE FROM catalog.migrations WHERE version = 8`,
+		`DELETE FROM catalog.migrations WHERE version >= 8`,
 		`ALTER TABLE catalog.session_messages DROP COLUMN created`,
 		`ALTER TABLE catalog.import_messages DROP COLUMN created`,
 	} {

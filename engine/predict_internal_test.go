@@ -217,3 +217,42 @@ func TestPredictionCountCached(t *testing.T) {
 		t.Errorf("predict after a restart = %v, want 1 prediction left", err)
 	}
 }
+
+// Migration 0009 gives a catalog without the prediction count's row one
+// at 0, and leaves a count already there as it is; predicts then count on
+// it.
+func TestUsageRowMigration(t *testing.T) {
+	dir := t.TempDir()
+	e, closeE := openEngineAt(t, dir, Options{})
+	e.putTestCSV(t, "lin", linearCSV(300))
+	s, err := e.CreateSession(t.Context(), regressionRequest("lin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := e.waitSession(t, s.ID).ModelID
+	rows := [][]string{{"1", "2"}, {"3", "4"}}
+	for _, c := range []struct {
+		what   string
+		before []string
+		want   int64
+	}{
+		{"no row", []string{`DELETE FROM catalog.usage`}, 2},
+		{"a count", []string{`UPDATE catalog.usage SET count = 40`}, 42},
+	} {
+		for _, q := range append(c.before, `DELETE FROM catalog.migrations WHERE version = 9`) {
+			if _, err := e.store.Exec(t.Context(), q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		closeE()
+		e, closeE = openEngineAt(t, dir, Options{})
+		if _, err := e.predictText(t.Context(), id, []string{"a", "b"}, rows); err != nil {
+			t.Fatalf("%s: predict = %v", c.what, err)
+		}
+		n, err := e.countPredictions(t.Context())
+		if err != nil || n != c.want {
+			t.Errorf("%s: stored count after a predict of 2 rows = %d, %v; want %d", c.what, n, err, c.want)
+		}
+	}
+	closeE()
+}
