@@ -49,7 +49,10 @@ func (NaiveBayes) Scaled() bool { return false }
 
 // Fit estimates priors, means and variances from every row of d. It needs
 // one row. opt is unused.
-func (NaiveBayes) Fit(d Data, _ Options) (Model, error) {
+func (NaiveBayes) Fit(d Data, opt Options) (Model, error) {
+	if d.Words != nil {
+		return fitBounded(d, opt, NaiveBayes{}.Fit) // bounded.go: the best maxDenseWords words
+	}
 	if err := checkData(d, 1); err != nil {
 		return nil, err
 	}
