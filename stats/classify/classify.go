@@ -113,6 +113,10 @@ func (d Data) matrix() mat.Matrix {
 	return d.sparse()
 }
 
+// AsMatrix is d's rows as one matrix (X and Words), for row selection
+// and Proba; X itself is its dense block, not a copy.
+func AsMatrix(d Data) *sparse.Matrix { return d.sparse() }
+
 // sparse is d's rows as a sparse.Matrix.
 func (d Data) sparse() *sparse.Matrix {
 	var x *mat.Dense
