@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -42,12 +43,34 @@ func fitBounded(d Data, opt Options, fit func(Data, Options) (Model, error)) (Mo
 	if err := checkData(d, 1); err != nil {
 		return nil, err
 	}
-	words := boundedWords(d)
-	inner, err := fit(Data{X: d.sparse().DenseColumns(words), Y: d.Y, K: d.K, W: d.W}, opt)
+	words, x := d.boundedBlock()
+	inner, err := fit(Data{X: x, Y: d.Y, K: d.K, W: d.W}, opt)
 	if err != nil {
 		return nil, err
 	}
 	return &boundedModel{inner: inner, width: d.denseCols() + d.wordCols(), dense: d.denseCols(), words: words}, nil
+}
+
+// boundedBlock is d's rows as the bounded dense block: X's columns, then
+// the boundedWords, which it returns too. A Data from AsData builds it
+// once for every fit; the fits only read it.
+func (d Data) boundedBlock() ([]int, *mat.Dense) {
+	if d.block == nil {
+		words := boundedWords(d)
+		return words, d.sparse().DenseColumns(words)
+	}
+	d.block.once.Do(func() {
+		d.block.words = boundedWords(d)
+		d.block.x = d.sparse().DenseColumns(d.block.words)
+	})
+	return d.block.words, d.block.x
+}
+
+// boundedBlock is a Data's shared bounded dense block.
+type boundedBlock struct {
+	once  sync.Once
+	words []int
+	x     *mat.Dense
 }
 
 // boundedWords are the word columns a bounded fit keeps: the

@@ -64,6 +64,9 @@ type Data struct {
 	Y              []int
 	K              int
 	W              []float64
+	// block, set by AsData, is the bounded dense block built once for all
+	// the fits of the same rows (bounded.go).
+	block *boundedBlock
 }
 
 // rows is the number of rows of d.
@@ -127,7 +130,10 @@ func (d Data) sparse() *sparse.Matrix {
 }
 
 // AsData is the training set of x's rows: its dense block as X and its
-// words, if any, as Words.
+// words, if any, as Words. With words, the fits given the returned Data
+// (or a copy of it with WordImportance set once, before the first fit)
+// share one bounded dense block instead of building one each: a
+// session's contestants fit side by side on the same rows.
 func AsData(x mat.Matrix, y []int, k int, w []float64) Data {
 	d := Data{Y: y, K: k, W: w}
 	switch x := x.(type) {
@@ -135,6 +141,9 @@ func AsData(x mat.Matrix, y []int, k int, w []float64) Data {
 		d.X = x
 	case *sparse.Matrix:
 		d.X, d.Words = x.Dense, x.Words
+		if d.Words != nil {
+			d.block = &boundedBlock{}
+		}
 	default:
 		d.X = mat.DenseCopyOf(x)
 	}

@@ -173,3 +173,32 @@ func TestWordsBoundedBlock(t *testing.T) {
 		t.Fatal("logistic regression read none of the words outside the bounded block")
 	}
 }
+
+// Fits side by side on one AsData training set share its bounded block
+// and give what they give on their own.
+func TestWordsSharedBlock(t *testing.T) {
+	split, _ := wordsData(200, 600, 3, 4)
+	shared := classify.AsData(sparse.NewMatrix(split.X, split.Words), split.Y, split.K, nil)
+	algos := []classify.Algorithm{classify.RandomForest{}, classify.NaiveBayes{}, classify.KNN{}}
+	got := make([]*mat.Dense, len(algos))
+	done := make(chan int)
+	for i, a := range algos {
+		go func() {
+			m, err := a.Fit(shared, classify.Options{Seed: 3, Workers: 1})
+			if err == nil {
+				got[i] = mat.NewDense(200, split.K, nil)
+				m.Proba(sparse.NewMatrix(split.X, split.Words), got[i])
+			}
+			done <- i
+		}()
+	}
+	for range algos {
+		<-done
+	}
+	for i, a := range algos {
+		_, want := probaOf(t, a, split, sparse.NewMatrix(split.X, split.Words))
+		if got[i] == nil || maxDiff(got[i], want) != 0 {
+			t.Fatalf("%s on the shared block differs from its own fit", a.Key())
+		}
+	}
+}
