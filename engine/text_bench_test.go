@@ -1,12 +1,18 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/vaticml/vatic/columnar"
+	"github.com/vaticml/vatic/stats"
+	"github.com/vaticml/vatic/stats/classify"
 	"github.com/vaticml/vatic/stats/sparse"
 )
 
@@ -93,4 +99,51 @@ func matrixBytes(x *sparse.Matrix) int {
 		b += 12*x.Words.NNZ() + 8*(r+1)
 	}
 	return b
+}
+
+// BenchmarkClassificationText is the contest of a classification
+// session with one text column (textSessionFrame, 6 classes, 80 %
+// training rows; VATIC_BENCH_TEXT_ROWS rows, 20 000 by default): the
+// preparation, every contestant's test fit (no cross-validation above
+// cvMaxTrainRows) and their scores. Run it under /usr/bin/time -v for the
+// peak RSS, as BenchmarkEncodeSplitText100k.
+func BenchmarkClassificationText(b *testing.B) {
+	const k = 6
+	n := 20_000
+	if v, err := strconv.Atoi(os.Getenv("VATIC_BENCH_TEXT_ROWS")); err == nil && v > 0 {
+		n = v
+	}
+	d, y := textSessionFrame(n, k)
+	nTest := n / 5
+	train, test := d.rows[nTest:], d.rows[:nTest]
+	yTrain, yTest := make([]int, len(train)), make([]int, len(test))
+	for i, r := range train {
+		yTrain[i] = int(y[r])
+	}
+	for i, r := range test {
+		yTest[i] = int(y[r])
+	}
+	for b.Loop() {
+		sp, err := encodeSplit(d, train, test, nil, fitTarget{y: y[nTest:], discrete: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		td := classify.AsData(sp.xTrain, yTrain, k, nil)
+		td.WordImportance = sp.pipe.wordImportance()
+		var algos []classify.Algorithm
+		for _, a := range classify.Lineup(true) {
+			if outOfBudget(a.Key(), len(train), len(test), len(sp.features)) == "" {
+				algos = append(algos, a)
+			}
+		}
+		results, best, _, err := classificationContest(context.Background(), algos, td, sp.xTest, yTest, 1, runtime.GOMAXPROCS(0), 0, func(int) {})
+		if err != nil || best < 0 {
+			b.Fatal(err, best)
+		}
+		for _, r := range results {
+			b.Logf("%s: macro-F1 %.4f (err %v)", r.Key, r.Metrics[stats.MacroAverageF1Score], r.Err)
+		}
+		b.ReportMetric(results[best].Metrics[stats.MacroAverageF1Score], "champion-F1")
+		b.ReportMetric(float64(len(algos)), "contestants")
+	}
 }

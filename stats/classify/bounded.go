@@ -15,13 +15,13 @@ import (
 )
 
 // maxDenseWords is how many words of a session's text columns the
-// families without a sparse path (Gaussian naive Bayes, k-NN, the random
-// forest and gradient boosting) read, as dense columns: MODELLING §9's
+// families without a sparse path (k-NN, the random forest and gradient
+// boosting) read, as dense columns: MODELLING §9's
 // cap of 500 features, applied to the words those families see. A
-// 100 000-row session thus builds an n × (non-text + 500) block for them
+// 100 000-row session thus builds one n × (non-text + 500) block for them
 // instead of an n × (non-text + 1 000 per text column) matrix, and
-// logistic regression and multinomial naive Bayes, which read the CSR
-// block, keep every word: the cap applied to them too cost the fortunes
+// logistic regression and the two naive Bayes, which read the CSR block,
+// keep every word: the cap applied to them too cost the fortunes
 // benchmark about 0.02 macro-F1 (stop 27), where the L1 logistic is the
 // usual champion. Trees that split on sparse columns natively would drop
 // the bound; they are a later step.

@@ -51,8 +51,8 @@ type Options struct {
 // CSR block Words, whose columns come after X's (X is nil when there are
 // no other features), so no n × words dense matrix exists (issue 16); the
 // same model then reads rows as a *sparse.Matrix of both blocks in Proba.
-// Logistic regression and multinomial naive Bayes read every word
-// sparsely; the other families fit on a bounded dense block of X and the
+// Logistic regression and both naive Bayes read every word sparsely;
+// k-NN and the tree ensembles fit on a bounded dense block of X and the
 // maxDenseWords best words by WordImportance (bounded.go).
 type Data struct {
 	X     *mat.Dense
