@@ -204,3 +204,27 @@ func TestWordsSharedBlock(t *testing.T) {
 		}
 	}
 }
+
+// A bounded model's bytes cut short or corrupted decode to an error,
+// never a panic.
+func TestWordsBoundedUnmarshalRejects(t *testing.T) {
+	split, _ := wordsData(60, 600, 2, 5)
+	m, err := classify.RandomForest{}.Fit(split, classify.Options{Seed: 1, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blob, err := m.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cut := range []int{1, 10, 20, 30, 40, 200, 4000, len(blob) - 1} {
+		if _, err := classify.Unmarshal(blob[:cut]); err == nil {
+			t.Fatalf("%d of %d bytes decoded", cut, len(blob))
+		}
+	}
+	bad := append([]byte(nil), blob...)
+	bad[1+len("bounded_words")+17+7] = 0x7f // the word count's high byte
+	if _, err := classify.Unmarshal(bad); err == nil {
+		t.Fatal("an absurd word count decoded")
+	}
+}
