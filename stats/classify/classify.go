@@ -299,7 +299,7 @@ func standardizerOf(d Data) scale.Standardizer {
 		return scale.New(d.X)
 	}
 	n, dense := d.rows(), d.denseCols()
-	st := scale.Standardizer{Mean: make([]float64, dense, dense+d.Words.Cols), SD: make([]float64, dense, dense+d.Words.Cols)}
+	var st scale.Standardizer // X's columns, then the words'
 	if dense > 0 {
 		st = scale.New(d.X)
 	}
