@@ -266,7 +266,8 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 	if balance {
 		w = balanceWeights(yTrain, k)
 	}
-	train := classify.Data{X: xTrain, Y: yTrain, K: k, W: w}
+	train := classify.AsData(xTrain, yTrain, k, w)
+	train.WordImportance = sp.pipe.wordImportance()
 	var algos []classify.Algorithm
 	for _, a := range e.classifiers(sp.pipe.textFeatures()) {
 		if why := outOfBudget(a.Key(), len(trainPos), len(testPos), len(features)); why != "" {
@@ -300,7 +301,7 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 		yAll[i] = float64(c)
 	}
 	all := fitPipeline(d.frame, d.cols, rows, s.MissingValues, fitTarget{y: yAll, discrete: true})
-	xAll, err := all.encode(d.frame, rows)
+	xAll, err := all.encodeWords(d.frame, rows)
 	if err != nil {
 		return err
 	}
@@ -308,7 +309,9 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 	if balance {
 		wAll = balanceWeights(cs.y, k)
 	}
-	final, err := results[best].Model.model.Refit(classify.Data{X: xAll, Y: cs.y, K: k, W: wAll}, classify.Options{Seed: seed, Workers: workers})
+	dAll := classify.AsData(xAll, cs.y, k, wAll)
+	dAll.WordImportance = all.wordImportance()
+	final, err := results[best].Model.model.Refit(dAll, classify.Options{Seed: seed, Workers: workers})
 	if err != nil {
 		return fmt.Errorf("refit champion: %w", err)
 	}
@@ -338,7 +341,7 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 // the test results in algos' order, the champion's index (-1 when every
 // contestant failed) and the cross-validation scores (nil without cv).
 // progress receives a percentage of the contest done.
-func classificationContest(ctx context.Context, algos []classify.Algorithm, train classify.Data, xTest *mat.Dense, yTest []int,
+func classificationContest(ctx context.Context, algos []classify.Algorithm, train classify.Data, xTest mat.Matrix, yTest []int,
 	seed uint64, workers, cvRepeats int, progress func(pct int)) ([]contest.Result[classificationFit], int, []contest.CVScore, error) {
 	// One test fit per contestant against 5 or 15 fold fits.
 	share := 100
@@ -382,7 +385,7 @@ func classificationContest(ctx context.Context, algos []classify.Algorithm, trai
 		for j, i := range at {
 			fits[j] = results[i].Model.model
 		}
-		return rankClassificationCV(ctx, fits, train.X, train.Y, train.K, train.W != nil, seed, cvRepeats, workers, func(done, total int) {
+		return rankClassificationCV(ctx, fits, train, seed, cvRepeats, workers, func(done, total int) {
 			progress(share + (100-share)*done/total)
 		})
 	})

@@ -230,18 +230,19 @@ func rankRegressionCV(ctx context.Context, algos []regress.Algorithm, x *mat.Den
 	return contest.RankCV(ctx, folds, cands, contest.CVOptions{Workers: workers, Progress: progress})
 }
 
-// rankClassificationCV scores the contestants fitted on the rows of x and
-// their classes y (in [0, k)) by repeats × cvFolds-fold stratified
+// rankClassificationCV scores the contestants fitted on the rows of all
+// (its words kept sparse in every fold) and their classes by repeats × cvFolds-fold stratified
 // cross-validated macroAverageF1Score, as rankRegressionCV does, but each
 // fold refits fits[i] (Model.Refit) with the hyper-parameters its fit on
-// all of x chose rather than searching them again: one fit per fold, not
+// all rows chose rather than searching them again: one fit per fold, not
 // the search's dozens (see the package comment). With balance each fold's
 // fit weighs its rows by balanceWeights of its own classes, as the test
 // fit and the refit do (MODELLING §7.5). A class with fewer than cvFolds
 // training rows is missing from some folds' test rows; there its F1 is 0
 // for every contestant, which lowers all means alike.
-func rankClassificationCV(ctx context.Context, fits []classify.Model, x *mat.Dense, y []int, k int, balance bool,
+func rankClassificationCV(ctx context.Context, fits []classify.Model, all classify.Data,
 	seed uint64, repeats, workers int, progress func(done, total int)) ([]contest.CVScore, error) {
+	x, y, k, balance, wordImportance := classify.AsMatrix(all), all.Y, all.K, all.W != nil, all.WordImportance
 	folds, err := contest.RepeatedStratifiedKFold(y, k, cvFolds, repeats, stats.Rand(seed, "contest/cv"))
 	if err != nil {
 		return nil, err
@@ -249,7 +250,8 @@ func rankClassificationCV(ctx context.Context, fits []classify.Model, x *mat.Den
 	cands := make([]contest.CVCandidate, len(fits))
 	for i, f := range fits {
 		cands[i] = contest.CVFunc{K: f.Key(), F: func(train, test []int) (float64, error) {
-			d := classify.Data{X: denseRows(x, train), Y: pick(y, train), K: k}
+			d := classify.AsData(x.SelectRows(train), pick(y, train), k, nil)
+			d.WordImportance = wordImportance
 			if balance {
 				d.W = balanceWeights(d.Y, k)
 			}
@@ -258,7 +260,7 @@ func rankClassificationCV(ctx context.Context, fits []classify.Model, x *mat.Den
 				return 0, err
 			}
 			p := mat.NewDense(len(test), k, nil)
-			m.Proba(denseRows(x, test), p)
+			m.Proba(x.SelectRows(test), p)
 			if err := checkClassScores(p); err != nil {
 				return 0, err
 			}

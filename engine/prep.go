@@ -15,6 +15,7 @@ import (
 
 	"github.com/vaticml/vatic/columnar"
 	"github.com/vaticml/vatic/engine/sqlgen"
+	"github.com/vaticml/vatic/stats/sparse"
 )
 
 // This file turns a session's rows into the numeric matrix the algorithms
@@ -332,16 +333,45 @@ func (p pipeline) Features() (names []string, discrete []bool) {
 	return names, discrete
 }
 
-// encode builds the matrix of the given rows; frame columns are found by
-// name (case-insensitively), so predict can pass columns in any order.
+// encode builds the matrix of the given rows as one dense matrix; frame
+// columns are found by name (case-insensitively), so predict can pass
+// columns in any order. With text it makes the words dense (n × words):
+// the paths that read no sparse input call it (regression, anomalies,
+// predict); classification reads encodeWords.
 func (p pipeline) encode(frame []*frameColumn, rows []int) (*mat.Dense, error) {
+	x, err := p.encodeWords(frame, rows)
+	if err != nil {
+		return nil, err
+	}
+	return x.ToDense(), nil
+}
+
+// encodeWords builds the matrix of the given rows as encode does, with
+// the text columns' words (the last columns, fitPipeline) as a CSR block
+// after the dense block of the others (nil when there are none), so a
+// text column is never a dense matrix (issue 16). Without text the dense
+// block is encode's matrix.
+func (p pipeline) encodeWords(frame []*frameColumn, rows []int) (*sparse.Matrix, error) {
 	byName := map[string]*frameColumn{}
 	for _, fc := range frame {
 		byName[strings.ToLower(fc.Name)] = fc
 	}
 	names, _ := p.Features()
 	width := len(names)
-	x := mat.NewDense(max(len(rows), 1), max(width, 1), nil)
+	if len(rows) == 0 || width == 0 {
+		return nil, fmt.Errorf("nothing to encode: %d rows, %d features", len(rows), width)
+	}
+	denseWidth := width
+	for _, pc := range p.Columns {
+		if pc.Type == columnar.Text {
+			denseWidth -= len(pc.Terms)
+		}
+	}
+	var x *mat.Dense
+	if denseWidth > 0 {
+		x = mat.NewDense(len(rows), denseWidth, nil)
+	}
+	var words []*sparse.CSR
 	col := 0
 	for _, pc := range p.Columns {
 		fc, ok := byName[strings.ToLower(pc.Name)]
@@ -350,8 +380,9 @@ func (p pipeline) encode(frame []*frameColumn, rows []int) (*mat.Dense, error) {
 		}
 		switch {
 		case pc.Type == columnar.Text:
-			encodeText(pc, fc, rows, x, col)
-			col += len(pc.Terms)
+			if len(pc.Terms) > 0 {
+				words = append(words, encodeText(pc, fc, rows))
+			}
 		case pc.Type == columnar.String:
 			index := make(map[string]int, len(pc.Levels))
 			for i, l := range pc.Levels {
@@ -397,10 +428,10 @@ func (p pipeline) encode(frame []*frameColumn, rows []int) (*mat.Dense, error) {
 			col++
 		}
 	}
-	if len(rows) == 0 || width == 0 {
-		return nil, fmt.Errorf("nothing to encode: %d rows, %d features", len(rows), width)
+	if len(words) == 0 {
+		return sparse.NewMatrix(x, nil), nil
 	}
-	return x, nil
+	return sparse.NewMatrix(x, sparse.HStack(len(rows), words...)), nil
 }
 
 // readSnapshot reads a session's snapshot columns, streamed: DuckDB

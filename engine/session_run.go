@@ -22,6 +22,7 @@ import (
 	"github.com/vaticml/vatic/stats/classify"
 	"github.com/vaticml/vatic/stats/contest"
 	"github.com/vaticml/vatic/stats/regress"
+	"github.com/vaticml/vatic/stats/sparse"
 )
 
 // runSession performs a session that has run before: one a previous
@@ -213,7 +214,9 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 		return e.failWithMessages(ctx, s, msgs, err)
 	}
 	msgs = append(msgs, textMessages(sp.pipe)...)
-	features, xTrain, xTest := sp.features, sp.xTrain, sp.xTest
+	// The regression line-up reads no sparse input yet: text becomes dense
+	// here (n × words).
+	features, xTrain, xTest := sp.features, sp.xTrain.ToDense(), sp.xTest.ToDense()
 	progress(10)
 	if err := ctx.Err(); err != nil {
 		return err
@@ -274,12 +277,13 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 }
 
 // encodedSplit is a model session's preparation fitted on its training
-// rows, with both parts encoded.
+// rows, with both parts encoded, the text columns' words as a CSR block
+// (pipeline.encodeWords).
 type encodedSplit struct {
 	pipe          pipeline
 	features      []string
 	discrete      []bool
-	xTrain, xTest *mat.Dense
+	xTrain, xTest *sparse.Matrix
 }
 
 // encodeSplit fits the preparation on the training rows (MODELLING §1.2,
@@ -297,10 +301,10 @@ func encodeSplit(d *sessionData, trainRows, testRows []int, missing []string, t 
 		return sp, &Error{Kind: Invalid, Msg: msg}
 	}
 	var err error
-	if sp.xTrain, err = pipe.encode(d.frame, trainRows); err != nil {
+	if sp.xTrain, err = pipe.encodeWords(d.frame, trainRows); err != nil {
 		return sp, err
 	}
-	sp.xTest, err = pipe.encode(d.frame, testRows)
+	sp.xTest, err = pipe.encodeWords(d.frame, testRows)
 	return sp, err
 }
 
@@ -323,19 +327,9 @@ func (e *Engine) createResults(ctx context.Context, q string, err error, what st
 // computed on the sparse TF-IDF matrix: the k-NN estimator over up to
 // maxTextTerms columns per text column would cost more than the contest).
 func (sp encodedSplit) importance(y []float64, targetDiscrete bool, seed uint64, workers int) []float64 {
-	textWidth := 0
-	for _, tf := range sp.pipe.texts {
-		textWidth += len(tf.terms)
-	}
-	n, width := sp.xTrain.Dims()
-	m := width - textWidth
 	var out []float64
-	if m > 0 {
-		x := sp.xTrain
-		if textWidth > 0 {
-			x = mat.DenseCopyOf(sp.xTrain.Slice(0, n, 0, m))
-		}
-		out = stats.FeatureImportance(x, y, sp.discrete[:m], targetDiscrete, seed, workers)
+	if m := sp.xTrain.DenseCols(); m > 0 {
+		out = stats.FeatureImportance(sp.xTrain.Dense, y, sp.discrete[:m], targetDiscrete, seed, workers)
 	}
 	for _, tf := range sp.pipe.texts {
 		out = append(out, tf.importance...)

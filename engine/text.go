@@ -8,9 +8,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/vaticml/vatic/columnar"
+	"github.com/vaticml/vatic/stats/sparse"
 	"github.com/vaticml/vatic/stats/text"
 )
 
@@ -90,18 +89,25 @@ func documents(fc *frameColumn, rows []int) []string {
 	return docs
 }
 
-// encodeText writes the TF-IDF features of a text column's rows into x's
-// columns from col on; x holds zeros there.
-func encodeText(pc prepColumn, fc *frameColumn, rows []int, x *mat.Dense, col int) {
-	if len(pc.Terms) == 0 {
-		return
-	}
-	m := text.NewEncoder(pc.Terms, pc.IDF).Transform(documents(fc, rows))
-	for i := range m.Rows {
-		for k := m.Indptr[i]; k < m.Indptr[i+1]; k++ {
-			x.Set(i, col+int(m.Indices[k]), m.Data[k])
+// encodeText is the TF-IDF matrix of a text column's rows over its kept
+// words; the column has words.
+func encodeText(pc prepColumn, fc *frameColumn, rows []int) *sparse.CSR {
+	return text.NewEncoder(pc.Terms, pc.IDF).Transform(documents(fc, rows))
+}
+
+// wordImportance is the importance of each word column of p's matrix,
+// in column order (what the families with a bounded dense block rank the
+// words by, classify.Data.WordImportance); nil without words or without
+// a target.
+func (p pipeline) wordImportance() []float64 {
+	var out []float64
+	for _, tf := range p.texts {
+		if tf.importance == nil && len(tf.terms) > 0 {
+			return nil
 		}
+		out = append(out, tf.importance...)
 	}
+	return out
 }
 
 // textFeatures says whether any text column became features.

@@ -16,6 +16,7 @@ package classify
 import (
 	"encoding"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -23,6 +24,8 @@ import (
 
 	"github.com/vaticml/vatic/stats"
 	"github.com/vaticml/vatic/stats/internal/codec"
+	"github.com/vaticml/vatic/stats/internal/scale"
+	"github.com/vaticml/vatic/stats/sparse"
 )
 
 // Options are what a fit may use besides the data.
@@ -40,14 +43,111 @@ type Options struct {
 	Scoring bool
 }
 
-// Data is a training set: x has len(Y) rows; Y holds class indices in
+// Data is a training set: X has len(Y) rows; Y holds class indices in
 // [0, K); W is nil (unit weights) or one positive weight per row. Fits
-// do not modify or retain x, Y or W.
+// do not modify or retain X, Words, Y or W.
+//
+// A session with text columns passes their words (MODELLING §10) as the
+// CSR block Words, whose columns come after X's (X is nil when there are
+// no other features), so no n × words dense matrix exists (issue 16); the
+// same model then reads rows as a *sparse.Matrix of both blocks in Proba.
+// Logistic regression and both naive Bayes read every word sparsely;
+// k-NN and the tree ensembles fit on a bounded dense block of X and the
+// maxDenseWords best words by WordImportance (bounded.go).
 type Data struct {
-	X *mat.Dense
-	Y []int
-	K int
-	W []float64
+	X     *mat.Dense
+	Words *sparse.CSR
+	// WordImportance is each word column's importance against the
+	// target (MODELLING §9, the one the session reports); nil ranks the
+	// words in column order.
+	WordImportance []float64
+	Y              []int
+	K              int
+	W              []float64
+	// block, set by AsData, is the bounded dense block built once for all
+	// the fits of the same rows (bounded.go).
+	block *boundedBlock
+}
+
+// rows is the number of rows of d.
+func (d Data) rows() int {
+	if d.Words != nil {
+		return d.Words.Rows
+	}
+	if d.X == nil || d.X.IsEmpty() {
+		return 0
+	}
+	r, _ := d.X.Dims()
+	return r
+}
+
+// denseCols is the number of X's columns.
+func (d Data) denseCols() int {
+	if d.X == nil || d.X.IsEmpty() {
+		return 0
+	}
+	_, c := d.X.Dims()
+	return c
+}
+
+// wordCols is the number of word columns.
+func (d Data) wordCols() int {
+	if d.Words == nil {
+		return 0
+	}
+	return d.Words.Cols
+}
+
+// row returns row i of d: X's own row without words, else the row
+// written into buf (one entry per column).
+func (d Data) row(i int, buf []float64) []float64 {
+	if d.Words == nil {
+		return d.X.RawRowView(i)
+	}
+	d.sparse().RowTo(i, buf)
+	return buf
+}
+
+// matrix is d's rows as one matrix: X itself without words.
+func (d Data) matrix() mat.Matrix {
+	if d.Words == nil {
+		return d.X
+	}
+	return d.sparse()
+}
+
+// AsMatrix is d's rows as one matrix (X and Words), for row selection
+// and Proba; X itself is its dense block, not a copy.
+func AsMatrix(d Data) *sparse.Matrix { return d.sparse() }
+
+// sparse is d's rows as a sparse.Matrix.
+func (d Data) sparse() *sparse.Matrix {
+	var x *mat.Dense
+	if d.denseCols() > 0 {
+		x = d.X
+	}
+	return sparse.NewMatrix(x, d.Words)
+}
+
+// AsData is the training set of x's rows: its dense block as X and its
+// words, if any, as Words. With words, the fits given the returned Data
+// (or a copy of it with WordImportance set once, before the first fit)
+// share one bounded dense block instead of building one each: a
+// session's contestants fit side by side on the same rows.
+func AsData(x mat.Matrix, y []int, k int, w []float64) Data {
+	d := Data{Y: y, K: k, W: w}
+	switch x := x.(type) {
+	case *mat.Dense:
+		d.X = x
+	case *sparse.Matrix:
+		d.X, d.Words = x.Dense, x.Words
+		if d.Words != nil {
+			d.block = &boundedBlock{}
+		}
+	default:
+		d.X = mat.DenseCopyOf(x)
+	}
+	return d
 }
 
 // Algorithm is one contestant family with its own hyper-parameter search
@@ -190,3 +290,43 @@ type ranked struct {
 
 // lineup and textLineup are filled by register and registerText.
 var lineup, textLineup []ranked
+
+// standardizerOf is scale.New on d's rows: with words, the means and
+// sample standard deviations count each word's implicit zeros (equal to
+// scale.New on the dense rows up to rounding), without a dense copy.
+func standardizerOf(d Data) scale.Standardizer {
+	if d.Words == nil {
+		return scale.New(d.X)
+	}
+	n, dense := d.rows(), d.denseCols()
+	var st scale.Standardizer // X's columns, then the words'
+	if dense > 0 {
+		st = scale.New(d.X)
+	}
+	mean, ss := make([]float64, d.Words.Cols), make([]float64, d.Words.Cols)
+	nz := make([]int, d.Words.Cols)
+	for k, j := range d.Words.Indices {
+		mean[j] += d.Words.Data[k]
+		nz[j]++
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	for k, j := range d.Words.Indices {
+		e := d.Words.Data[k] - mean[j]
+		ss[j] += e * e
+	}
+	for j := range ss {
+		sd := 0.0
+		if n >= 2 {
+			sd = math.Sqrt((ss[j] + float64(n-nz[j])*mean[j]*mean[j]) / float64(n-1))
+		}
+		if !(sd > 1e-12*math.Abs(mean[j])) {
+			sd = 0
+		}
+		ss[j] = sd
+	}
+	st.Mean = append(st.Mean, mean...)
+	st.SD = append(st.SD, ss...)
+	return st
+}

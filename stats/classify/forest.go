@@ -52,6 +52,9 @@ func (RandomForest) Scaled() bool { return false }
 // Fit grows the forest on d with up to opt.Workers goroutines. It
 // returns ErrTooFewRows below 10 rows.
 func (RandomForest) Fit(d Data, opt Options) (Model, error) {
+	if d.Words != nil {
+		return fitBounded(d, opt, RandomForest{}.Fit) // bounded.go: the best maxDenseWords words
+	}
 	if err := treeCheck(d); err != nil {
 		return nil, err
 	}

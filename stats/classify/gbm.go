@@ -74,6 +74,9 @@ func (GradientBoosting) Scaled() bool { return false }
 // many on every row, with up to opt.Workers goroutines. It returns
 // ErrTooFewRows below 10 rows.
 func (GradientBoosting) Fit(d Data, opt Options) (Model, error) {
+	if d.Words != nil {
+		return fitBounded(d, opt, GradientBoosting{}.Fit) // bounded.go: the best maxDenseWords words
+	}
 	if err := treeCheck(d); err != nil {
 		return nil, err
 	}

@@ -74,6 +74,9 @@ type knnCandidate struct {
 // part is not tried. Validation rows are scored on up to opt.Workers
 // goroutines; the result does not depend on opt.Workers.
 func (KNN) Fit(d Data, opt Options) (Model, error) {
+	if d.Words != nil {
+		return fitBounded(d, opt, KNN{}.Fit) // bounded.go: the best maxDenseWords words
+	}
 	if err := checkData(d, 2*kfoldCount); err != nil {
 		return nil, err
 	}

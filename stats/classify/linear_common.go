@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/vaticml/vatic/stats/sparse"
 )
 
 // Helpers shared by logistic regression, naive Bayes and k-NN: input
@@ -23,10 +25,18 @@ const kfoldCount = 5
 // [0, K), and W nil or one positive finite weight per row. Degenerate data
 // is an error, never a panic.
 func checkData(d Data, minRows int) error {
-	if d.X == nil || d.X.IsEmpty() {
+	n := d.rows()
+	if n == 0 {
 		return ErrTooFewRows
 	}
-	n, _ := d.X.Dims()
+	if d.Words != nil && d.denseCols() > 0 {
+		if r, _ := d.X.Dims(); r != n {
+			return fmt.Errorf("classify: X has %d rows, Words %d", r, n)
+		}
+	}
+	if d.WordImportance != nil && (d.Words == nil || len(d.WordImportance) != d.Words.Cols) {
+		return fmt.Errorf("classify: %d word importances for %d words", len(d.WordImportance), d.wordCols())
+	}
 	if n != len(d.Y) {
 		return fmt.Errorf("classify: X has %d rows, Y has %d labels", n, len(d.Y))
 	}
@@ -69,36 +79,15 @@ func weightsOf(d Data) []float64 {
 // foldSplit returns the rows of d outside fold f (training) and in it
 // (validation); weights follow their rows.
 func foldSplit(d Data, fold []int, f int) (train, valid Data) {
-	n, p := d.X.Dims()
-	nva := 0
-	for _, g := range fold {
+	var tr, va []int
+	for i, g := range fold {
 		if g == f {
-			nva++
+			va = append(va, i)
+		} else {
+			tr = append(tr, i)
 		}
 	}
-	newX := func(rows int) *mat.Dense {
-		if rows == 0 {
-			return &mat.Dense{} // gonum has no 0-row Dense; an empty one has Dims 0, 0
-		}
-		return mat.NewDense(rows, p, nil)
-	}
-	train = Data{X: newX(n - nva), K: d.K}
-	valid = Data{X: newX(nva), K: d.K}
-	if d.W != nil {
-		train.W, valid.W = make([]float64, 0, n-nva), make([]float64, 0, nva)
-	}
-	for i := range n {
-		dst := &train
-		if fold[i] == f {
-			dst = &valid
-		}
-		copy(dst.X.RawRowView(len(dst.Y)), d.X.RawRowView(i))
-		dst.Y = append(dst.Y, d.Y[i])
-		if d.W != nil {
-			dst.W = append(dst.W, d.W[i])
-		}
-	}
-	return train, valid
+	return selectRows(d, tr), selectRows(d, va)
 }
 
 // stratifiedSample draws about m of d's rows without replacement, kept
@@ -121,15 +110,25 @@ func stratifiedSample(d Data, m int, rng *rand.Rand) Data {
 	return selectRows(d, rows)
 }
 
-// selectRows returns the given rows of d (weights follow).
+// selectRows returns the given rows of d (weights follow); no rows give
+// an empty X (gonum has no 0-row Dense; an empty one has Dims 0, 0).
 func selectRows(d Data, rows []int) Data {
-	_, p := d.X.Dims()
-	s := Data{X: mat.NewDense(len(rows), p, nil), Y: make([]int, len(rows)), K: d.K}
+	s := Data{Y: make([]int, len(rows)), K: d.K, WordImportance: d.WordImportance}
 	if d.W != nil {
 		s.W = make([]float64, len(rows))
 	}
+	if p := d.denseCols(); p > 0 && len(rows) > 0 {
+		s.X = mat.NewDense(len(rows), p, nil)
+	} else {
+		s.X = &mat.Dense{}
+	}
+	if d.Words != nil {
+		s.Words = d.Words.SelectRows(rows)
+	}
 	for i, r := range rows {
-		s.X.SetRow(i, d.X.RawRowView(r))
+		if !s.X.IsEmpty() {
+			copy(s.X.RawRowView(i), d.X.RawRowView(r))
+		}
 		s.Y[i] = d.Y[r]
 		if d.W != nil {
 			s.W[i] = d.W[r]
@@ -162,6 +161,13 @@ func probaRows(x mat.Matrix, cols, k int, dst *mat.Dense, fn func(row, out []flo
 		return
 	}
 	row := make([]float64, p)
+	if rr, ok := x.(*sparse.Matrix); ok {
+		for i := range n {
+			rr.RowTo(i, row)
+			fn(row, dst.RawRowView(i))
+		}
+		return
+	}
 	for i := range n {
 		for j := range row {
 			row[j] = x.At(i, j)

@@ -176,8 +176,8 @@ func fitLogisticCV(key string, d Data, opt Options) (Model, error) {
 		train, valid := foldSplit(d, fold, f)
 		fp := foldPath{valid: valid, vw: weightsOf(valid)}
 		if len(valid.Y) > 0 {
-			fp.st = scale.New(train.X)
-			fp.l = newLogisticLoss(train.X, fp.st, train.Y, d.K, weightsOf(train))
+			fp.st = standardizerOf(train)
+			fp.l = logisticLossOf(train, fp.st)
 		}
 		paths[f] = fp
 	})
@@ -194,7 +194,7 @@ func fitLogisticCV(key string, d Data, opt Options) (Model, error) {
 				fp.theta = logisticSolve(key, fp.l, c, fp.theta, logisticCVTol, logisticCVMaxIter)
 				m := newLogisticModel(key, c, d.K, fp.st, fp.theta)
 				p := mat.NewDense(len(fp.valid.Y), d.K, nil)
-				m.Proba(fp.valid.X, p)
+				m.Proba(fp.valid.matrix(), p)
 				for i, y := range fp.valid.Y {
 					s -= fp.vw[i] * math.Log(max(p.At(i, y), logisticProbFloor))
 				}
@@ -217,8 +217,8 @@ func fitLogisticAt(key string, d Data, c float64, scoring bool) (*LogisticModel,
 	if !(c > 0) || math.IsInf(c, 0) {
 		return nil, fmt.Errorf("classify: %s: C = %v", key, c)
 	}
-	st := scale.New(d.X)
-	l := newLogisticLoss(d.X, st, d.Y, d.K, weightsOf(d))
+	st := standardizerOf(d)
+	l := logisticLossOf(d, st)
 	tol, iter := logisticGradTol, logisticMaxIter
 	if scoring {
 		tol, iter = logisticCVTol, logisticCVMaxIter
@@ -315,27 +315,75 @@ func newLogisticLoss(x *mat.Dense, st scale.Standardizer, y []int, k int, w []fl
 		l.z = st.Transform(x)
 		return l
 	}
-	scl := make([]float64, p)
-	l.centre = make([]float64, p)
+	scl := l.sparseScale(st)
+	sp := &sparseRows{start: make([]int, n+1), col: make([]int32, 0, nnz), val: make([]float64, 0, nnz)}
+	for i := range n {
+		sp.appendDense(x.RawRowView(i), scl)
+		sp.start[i+1] = len(sp.col)
+	}
+	l.sp = sp
+	return l
+}
+
+// logisticLossOf is newLogisticLoss on d's rows, weights and labels. With
+// words it always takes the sparse path, reading X's non-zeros and the
+// words' own: a words block is mostly zeros, and making it dense is what
+// the CSR block avoids (issue 16).
+func logisticLossOf(d Data, st scale.Standardizer) *logisticLoss {
+	w := weightsOf(d)
+	if d.Words == nil {
+		return newLogisticLoss(d.X, st, d.Y, d.K, w)
+	}
+	n, dense := d.rows(), d.denseCols()
+	l := &logisticLoss{y: d.Y, k: d.K, p: dense + d.Words.Cols, w: make([]float64, n), sw: floats.Sum(w), eta: make([]float64, d.K)}
+	for i, v := range w {
+		l.w[i] = v / l.sw
+	}
+	scl := l.sparseScale(st)
+	nnz := n*dense + d.Words.NNZ()
+	sp := &sparseRows{start: make([]int, n+1), col: make([]int32, 0, nnz), val: make([]float64, 0, nnz)}
+	for i := range n {
+		if dense > 0 {
+			sp.appendDense(d.X.RawRowView(i), scl)
+		}
+		c, v := d.Words.Row(i)
+		for k, j := range c {
+			if s := scl[dense+int(j)]; s != 0 {
+				sp.col = append(sp.col, int32(dense)+j)
+				sp.val = append(sp.val, v[k]*s)
+			}
+		}
+		sp.start[i+1] = len(sp.col)
+	}
+	l.sp = sp
+	return l
+}
+
+// sparseScale prepares l's sparse path for the standardiser st: it sets
+// the centring constants μ_j·s_j and the class scratch, and returns the
+// scales s_j = 1/σ_j (0 for a constant column).
+func (l *logisticLoss) sparseScale(st scale.Standardizer) []float64 {
+	scl := make([]float64, l.p)
+	l.centre = make([]float64, l.p)
 	for j, sd := range st.SD {
 		if sd > 0 {
 			scl[j] = 1 / sd
 			l.centre[j] = st.Mean[j] / sd
 		}
 	}
-	sp := &sparseRows{start: make([]int, n+1), col: make([]int32, 0, nnz), val: make([]float64, 0, nnz)}
-	for i := range n {
-		for j, v := range x.RawRowView(i) {
-			if v != 0 && scl[j] != 0 {
-				sp.col = append(sp.col, int32(j))
-				sp.val = append(sp.val, v*scl[j])
-			}
+	l.shift = make([]float64, l.k)
+	return scl
+}
+
+// appendDense appends the scaled non-zeros of a dense row (its columns
+// from the row's current end of col); the caller closes the row.
+func (sp *sparseRows) appendDense(row, scl []float64) {
+	for j, v := range row {
+		if v != 0 && scl[j] != 0 {
+			sp.col = append(sp.col, int32(j))
+			sp.val = append(sp.val, v*scl[j])
 		}
-		sp.start[i+1] = len(sp.col)
 	}
-	l.sp = sp
-	l.shift = make([]float64, k)
-	return l
 }
 
 // eval returns g(θ) and, when grad is not nil, writes ∇g into it.

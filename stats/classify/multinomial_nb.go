@@ -92,12 +92,12 @@ func (MultinomialNB) Fit(d Data, opt Options) (Model, error) {
 	}
 	// The folds score the columns the final fit will use: those with no
 	// negative value among all of d's rows.
-	cols := countColumns(d.X)
+	cols := countColumns(d)
 	if len(cols) == 0 {
 		return nil, ErrNoCountColumns
 	}
 	alphas := multinomialNBAlphas[:]
-	_, p := d.X.Dims()
+	p := d.denseCols() + d.wordCols()
 	k, q := d.K, len(cols)
 	fold := StratifiedFolds(d.Y, k, kfoldCount, stats.Rand(opt.Seed, multinomialNBKey+"/folds"))
 	// A fold's training statistics are the sums over the other folds.
@@ -114,14 +114,14 @@ func (MultinomialNB) Fit(d Data, opt Options) (Model, error) {
 				floats.Add(count, foldCount[g])
 			}
 		}
-		out := make([]float64, k)
+		out, buf := make([]float64, k), make([]float64, p)
 		for ai, a := range alphas {
 			m := newMultinomialNBModel(a, p, cols, classWeight, count)
 			for i, y := range d.Y {
 				if fold[i] != f {
 					continue
 				}
-				m.posterior(d.X.RawRowView(i), out)
+				m.posterior(d.row(i, buf), out)
 				loss[f][ai] -= w[i] * math.Log(max(out[y], logisticProbFloor))
 				if ai == 0 {
 					wsum[f] += w[i]
@@ -140,21 +140,26 @@ func fitMultinomialNBAt(d Data, alpha float64) (*MultinomialNBModel, error) {
 	if !(alpha > 0) || math.IsInf(alpha, 0) {
 		return nil, fmt.Errorf("classify: %s: α = %v", multinomialNBKey, alpha)
 	}
-	cols := countColumns(d.X)
+	cols := countColumns(d)
 	if len(cols) == 0 {
 		return nil, ErrNoCountColumns
 	}
 	classWeight, count := multinomialNBCounts(d, cols, nil, 1)
-	_, p := d.X.Dims()
+	p := d.denseCols() + d.wordCols()
 	return newMultinomialNBModel(alpha, p, cols, classWeight[0], count[0]), nil
 }
 
-// countColumns returns the columns of x with no negative value, ascending.
-func countColumns(x *mat.Dense) []int {
-	n, p := x.Dims()
+// countColumns returns the columns of d with no negative value,
+// ascending: among X's by reading them, and every word (TF-IDF values are
+// never negative).
+func countColumns(d Data) []int {
+	p := d.denseCols()
 	neg := make([]bool, p)
-	for i := range n {
-		for j, v := range x.RawRowView(i) {
+	for i := range d.rows() {
+		if p == 0 {
+			break
+		}
+		for j, v := range d.X.RawRowView(i) {
 			if v < 0 {
 				neg[j] = true
 			}
@@ -166,6 +171,9 @@ func countColumns(x *mat.Dense) []int {
 			cols = append(cols, j)
 		}
 	}
+	for j := range d.wordCols() {
+		cols = append(cols, p+j)
+	}
 	return cols
 }
 
@@ -176,6 +184,8 @@ func countColumns(x *mat.Dense) []int {
 func multinomialNBCounts(d Data, cols, group []int, groups int) (classWeight, count [][]float64) {
 	q := len(cols)
 	w := weightsOf(d)
+	p := d.denseCols()
+	dense := q - d.wordCols() // cols[:dense] are X's
 	classWeight, count = make([][]float64, groups), make([][]float64, groups)
 	for g := range groups {
 		classWeight[g], count[g] = make([]float64, d.K), make([]float64, d.K*q)
@@ -186,9 +196,19 @@ func multinomialNBCounts(d Data, cols, group []int, groups int) (classWeight, co
 			g = group[i]
 		}
 		classWeight[g][c] += w[i]
-		row, nc := d.X.RawRowView(i), count[g][c*q:(c+1)*q]
-		for u, j := range cols {
-			nc[u] += w[i] * row[j]
+		nc := count[g][c*q : (c+1)*q]
+		if p > 0 {
+			row := d.X.RawRowView(i)
+			for u, j := range cols[:dense] {
+				nc[u] += w[i] * row[j]
+			}
+		}
+		if d.Words != nil {
+			// The words are the last columns of cols, all of them.
+			wc, wv := d.Words.Row(i)
+			for k, j := range wc {
+				nc[dense+int(j)] += w[i] * wv[k]
+			}
 		}
 	}
 	return classWeight, count

@@ -53,6 +53,9 @@ func (NaiveBayes) Fit(d Data, _ Options) (Model, error) {
 	if err := checkData(d, 1); err != nil {
 		return nil, err
 	}
+	if d.Words != nil {
+		return fitNaiveBayesWords(d), nil
+	}
 	n, p := d.X.Dims()
 	k := d.K
 	w := weightsOf(d)
@@ -100,7 +103,15 @@ func (NaiveBayes) Fit(d Data, _ Options) (Model, error) {
 			va[j] += w[i] * e * e
 		}
 	}
-	for c := range k {
+	m.finish(eps, total)
+	return m, nil
+}
+
+// finish turns the weighted sums of squared deviations into smoothed
+// variances and the class weights into priors, then prepares the model.
+func (m *NaiveBayesModel) finish(eps, total float64) {
+	p := m.p
+	for c := range m.k {
 		for j := range p {
 			if m.prior[c] > 0 {
 				m.variance[c*p+j] /= m.prior[c]
@@ -110,7 +121,96 @@ func (NaiveBayes) Fit(d Data, _ Options) (Model, error) {
 		m.prior[c] /= total
 	}
 	m.prepare()
-	return m, nil
+}
+
+// fitNaiveBayesWords is Fit on rows with words: X's columns as Fit reads
+// them, the words' sums over their non-zeros, each word's zeros counted
+// implicitly (a zero at distance μ from the mean adds μ²), so no dense
+// copy is made. It equals Fit on the dense rows up to rounding.
+func fitNaiveBayesWords(d Data) *NaiveBayesModel {
+	n, dense, words := d.rows(), d.denseCols(), d.Words.Cols
+	p, k := dense+words, d.K
+	w := weightsOf(d)
+	m := &NaiveBayesModel{k: k, p: p, prior: make([]float64, k),
+		mean: make([]float64, k*p), variance: make([]float64, k*p)}
+	// ε from the population variance of each column over all rows, as Fit.
+	var maxVar float64
+	for j := range dense {
+		var sum float64
+		for i := range n {
+			sum += d.X.At(i, j)
+		}
+		mu := sum / float64(n)
+		var ss float64
+		for i := range n {
+			e := d.X.At(i, j) - mu
+			ss += e * e
+		}
+		maxVar = max(maxVar, ss/float64(n))
+	}
+	sum, ss, nz := make([]float64, words), make([]float64, words), make([]int, words)
+	for u, j := range d.Words.Indices {
+		sum[j] += d.Words.Data[u]
+		nz[j]++
+	}
+	for u, j := range d.Words.Indices {
+		e := d.Words.Data[u] - sum[j]/float64(n)
+		ss[j] += e * e
+	}
+	for j := range words {
+		mu := sum[j] / float64(n)
+		maxVar = max(maxVar, (ss[j]+float64(n-nz[j])*mu*mu)/float64(n))
+	}
+	eps := naiveBayesVarSmoothing * maxVar
+	if !(eps > 0) {
+		eps = naiveBayesVarSmoothing
+	}
+	nzWeight := make([]float64, k*words) // Σ w_i over the class's non-zeros
+	var total float64
+	for i, c := range d.Y {
+		m.prior[c] += w[i]
+		total += w[i]
+		mu := m.mean[c*p : (c+1)*p]
+		if dense > 0 {
+			for j, v := range d.X.RawRowView(i) {
+				mu[j] += w[i] * v
+			}
+		}
+		cols, vals := d.Words.Row(i)
+		for u, j := range cols {
+			mu[dense+int(j)] += w[i] * vals[u]
+			nzWeight[c*words+int(j)] += w[i]
+		}
+	}
+	for c := range k {
+		if m.prior[c] > 0 {
+			for j := range p {
+				m.mean[c*p+j] /= m.prior[c]
+			}
+		}
+	}
+	for i, c := range d.Y {
+		mu, va := m.mean[c*p:(c+1)*p], m.variance[c*p:(c+1)*p]
+		if dense > 0 {
+			for j, v := range d.X.RawRowView(i) {
+				e := v - mu[j]
+				va[j] += w[i] * e * e
+			}
+		}
+		cols, vals := d.Words.Row(i)
+		for u, j := range cols {
+			e := vals[u] - mu[dense+int(j)]
+			va[dense+int(j)] += w[i] * e * e
+		}
+	}
+	for c := range k {
+		for j := range words {
+			mu := m.mean[c*p+dense+j]
+			m.variance[c*p+dense+j] += (m.prior[c] - nzWeight[c*words+j]) * mu * mu
+		}
+	}
+	m.finish(eps, total)
+	return m
 }
 
 // NaiveBayesModel is a fitted Gaussian naive Bayes classifier: the class

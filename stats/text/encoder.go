@@ -54,7 +54,7 @@ func NewEncoder(terms []string, idf []float64) *Encoder {
 // column per term of the encoder. Terms that the encoder does not know are
 // ignored; a document without known terms gives an empty row.
 func (e *Encoder) Transform(docs []string) *CSR {
-	m := newCSR(len(docs), len(e.idf), 0)
+	b := newTFIDFRows(len(docs), len(e.idf), 0)
 	var (
 		sc   scanner
 		seq  []int32 // remaining tokens: token id, −1 for an unknown token
@@ -98,7 +98,7 @@ func (e *Encoder) Transform(docs []string) *CSR {
 		for _, en := range row {
 			slot[en.col] = 0
 		}
-		m.appendTFIDF(row, e.idf)
+		b.append(row, e.idf)
 	}
-	return m
+	return b.m
 }

@@ -5,11 +5,13 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/vaticml/vatic/stats/sparse"
 )
 
 // denseCSR builds a CSR from dense rows.
 func denseCSR(rows [][]float64) *CSR {
-	m := newCSR(len(rows), len(rows[0]), 0)
+	m := sparse.New(len(rows), len(rows[0]), 0)
 	for _, r := range rows {
 		for j, v := range r {
 			if v != 0 {

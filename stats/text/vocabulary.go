@@ -98,7 +98,7 @@ func Fit(docs []string) (*Vocabulary, *CSR) {
 			nnz++
 		}
 	}
-	m := newCSR(len(docs), len(voc.IDF), nnz)
+	b := newTFIDFRows(len(docs), len(voc.IDF), nnz)
 	var row []entry
 	for d := range docs {
 		row = row[:0]
@@ -107,9 +107,9 @@ func Fit(docs []string) (*Vocabulary, *CSR) {
 				row = append(row, entry{col: r, v: float64(f.docCounts[k])})
 			}
 		}
-		m.appendTFIDF(row, voc.IDF)
+		b.append(row, voc.IDF)
 	}
-	return voc, m
+	return voc, b.m
 }
 
 // fitter interns the terms of a corpus.

@@ -1,0 +1,155 @@
+package sparse
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Matrix is a model session's encoded rows: the dense columns (nil when
+// there are none), then the words of the text columns as a CSR block (nil
+// without text). It is a mat.Matrix, so every model's Proba reads it; the
+// models that know it read the words sparsely (Words), the others a row
+// at a time (RowTo) or a bounded dense block (DenseColumns). A Matrix is
+// safe for concurrent reads.
+type Matrix struct {
+	Dense *mat.Dense
+	Words *CSR
+}
+
+// NewMatrix joins a dense block and a words block of the same row count;
+// either may be nil, not both.
+func NewMatrix(dense *mat.Dense, words *CSR) *Matrix {
+	if dense == nil && words == nil {
+		panic("sparse: a Matrix needs a dense or a words block")
+	}
+	if dense != nil && words != nil {
+		if r, _ := dense.Dims(); r != words.Rows {
+			panic(fmt.Sprintf("sparse: dense block of %d rows, words of %d", r, words.Rows))
+		}
+	}
+	return &Matrix{Dense: dense, Words: words}
+}
+
+// DenseCols is the number of dense columns, those before the words.
+func (m *Matrix) DenseCols() int {
+	if m.Dense == nil {
+		return 0
+	}
+	_, c := m.Dense.Dims()
+	return c
+}
+
+// Dims returns the rows and the dense plus word columns.
+func (m *Matrix) Dims() (r, c int) {
+	if m.Dense != nil {
+		r, c = m.Dense.Dims()
+	}
+	if m.Words != nil {
+		r, c = m.Words.Rows, c+m.Words.Cols
+	}
+	return r, c
+}
+
+// At returns the element in row i and column j.
+func (m *Matrix) At(i, j int) float64 {
+	if d := m.DenseCols(); j < d {
+		return m.Dense.At(i, j)
+	} else if m.Words == nil {
+		panic("sparse: Matrix index out of range")
+	} else {
+		return m.Words.At(i, j-d)
+	}
+}
+
+// T returns the transpose, read through At.
+func (m *Matrix) T() mat.Matrix { return mat.Transpose{Matrix: m} }
+
+// RowTo writes row i into dst, which has one entry per column.
+func (m *Matrix) RowTo(i int, dst []float64) {
+	d := m.DenseCols()
+	if d > 0 {
+		copy(dst, m.Dense.RawRowView(i))
+	}
+	if m.Words != nil {
+		w := dst[d:]
+		clear(w)
+		c, v := m.Words.Row(i)
+		for k, j := range c {
+			w[j] = v[k]
+		}
+	}
+}
+
+// SelectRows returns the given rows of m, in their order.
+func (m *Matrix) SelectRows(rows []int) *Matrix {
+	out := &Matrix{}
+	if m.Dense != nil {
+		_, c := m.Dense.Dims()
+		out.Dense = mat.NewDense(max(len(rows), 1), c, nil)
+		if len(rows) == 0 {
+			out.Dense = &mat.Dense{}
+		}
+		for i, r := range rows {
+			copy(out.Dense.RawRowView(i), m.Dense.RawRowView(r))
+		}
+	}
+	if m.Words != nil {
+		out.Words = m.Words.SelectRows(rows)
+	}
+	return out
+}
+
+// ToDense returns m as one dense matrix: the dense block itself when there
+// are no words (not a copy), else a new n × (dense + words) matrix. Only
+// the paths that have not learnt to read words sparsely call it.
+func (m *Matrix) ToDense() *mat.Dense {
+	if m.Words == nil {
+		return m.Dense
+	}
+	return m.DenseColumns(allWords(m.Words.Cols))
+}
+
+// DenseColumns returns a new dense matrix of the dense block's columns
+// followed by the given word columns (indices into Words, in the given
+// order): the bounded block of the models that read no sparse input.
+func (m *Matrix) DenseColumns(words []int) *mat.Dense {
+	r, _ := m.Dims()
+	d := m.DenseCols()
+	if r == 0 || d+len(words) == 0 {
+		return &mat.Dense{} // gonum has no empty Dense of a given shape
+	}
+	out := mat.NewDense(r, d+len(words), nil)
+	var at []int // word column → output column + 1 (0: not kept)
+	if m.Words != nil {
+		at = make([]int, m.Words.Cols)
+	}
+	for k, j := range words {
+		at[j] = d + k + 1
+	}
+	for i := range r {
+		row := out.RawRowView(i)
+		if d > 0 {
+			copy(row, m.Dense.RawRowView(i))
+		}
+		if m.Words == nil {
+			continue
+		}
+		c, v := m.Words.Row(i)
+		for k, j := range c {
+			if o := at[j]; o != 0 {
+				row[o-1] = v[k]
+			}
+		}
+	}
+	return out
+}
+
+// allWords is 0..n-1.
+func allWords(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
