@@ -99,14 +99,24 @@ func (m *forestModel) Proba(x mat.Matrix, dst *mat.Dense) {
 	tree.Blocks(x, d, func(lo int, rows []float64) {
 		nr := len(rows) / d
 		acc = append(acc[:0], make([]float64, nr*k)...)
+		add := func(i int, dist []float64, leaf int) {
+			a := acc[i*k : (i+1)*k]
+			for c, v := range dist[leaf*k : (leaf+1)*k] {
+				a[c] += v
+			}
+		}
+		var at [tree.Lanes]int32
 		for t, nodes := range m.trees {
 			dist := m.dist[t]
-			for i := range nr {
-				leaf := int(tree.Find(nodes, rows[i*d:(i+1)*d]))
-				a := acc[i*k : (i+1)*k]
-				for c, v := range dist[leaf*k : (leaf+1)*k] {
-					a[c] += v
+			i := 0
+			for ; i+tree.Lanes <= nr; i += tree.Lanes {
+				tree.FindLanes(nodes, rows[i*d:(i+tree.Lanes)*d], d, &at)
+				for j, leaf := range at {
+					add(i+j, dist, int(leaf))
 				}
+			}
+			for ; i < nr; i++ {
+				add(i, dist, int(tree.Find(nodes, rows[i*d:(i+1)*d])))
 			}
 		}
 		for i := range nr {
