@@ -4,6 +4,7 @@ package duckstore
 
 import (
 	"context"
+	"database/sql/driver"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	duckdb "github.com/duckdb/duckdb-go/v2"
 )
 
 // The upload benchmarks write the shape of the columnar benchmark's table
@@ -144,6 +146,30 @@ func BenchmarkUpload(b *testing.B) {
 		})
 	}
 	batches := uploadTable(benchUploadRows, 122_880)
+	// CREATE TABLE AS from the registered stream, against create and
+	// INSERT BY NAME (append/batch=122880): a new dataset could take either.
+	b.Run("ctas/batch=122880", func(b *testing.B) {
+		benchUpload(b, nil, func(ctx context.Context, s *Store) error {
+			c, release, err := s.connFor(ctx)
+			if err != nil {
+				return err
+			}
+			defer release()
+			return c.Raw(func(dc any) error {
+				ar, err := duckdb.NewArrowFromConn(dc.(driver.Conn))
+				if err != nil {
+					return err
+				}
+				rel, err := ar.RegisterView(&sliceReader{batches: batches}, "src_view")
+				if err != nil {
+					return err
+				}
+				defer rel()
+				_, err = dc.(driver.ExecerContext).ExecContext(ctx, "CREATE TABLE "+table+" AS SELECT * FROM src_view", nil)
+				return err
+			})
+		})
+	})
 	load := func(ctx context.Context, s *Store) error {
 		if err := s.CreateTable(ctx, `"src"`, batches[0].Schema()); err != nil {
 			return err
