@@ -32,6 +32,9 @@ type ColumnarConfig struct {
 	// PredictOnly runs the predict part alone, without the uploads and
 	// exports: the quick loop of work on predict.
 	PredictOnly bool
+	// UploadOnly runs the uploads alone, without the predicts and
+	// exports: the quick loop of work on the upload path.
+	UploadOnly bool
 }
 
 func (c ColumnarConfig) withDefaults() ColumnarConfig {
@@ -44,6 +47,9 @@ func (c ColumnarConfig) withDefaults() ColumnarConfig {
 func (c ColumnarConfig) validate() error {
 	if c = c.withDefaults(); c.BigPredictRows < 1 {
 		return fmt.Errorf("bench: Columnar.BigPredictRows = %d, want at least 1", c.BigPredictRows)
+	}
+	if c.PredictOnly && c.UploadOnly {
+		return fmt.Errorf("bench: Columnar.PredictOnly and UploadOnly exclude each other")
 	}
 	return nil
 }
@@ -137,8 +143,11 @@ func RunColumnar(ctx context.Context, cfg Config, files Files) ([]Result, error)
 	parts := []func(context.Context, Config, *target, Files, string) ([]Result, error){
 		columnarPredict, columnarUploads, columnarExports,
 	}
-	if cfg.Columnar.PredictOnly {
+	switch {
+	case cfg.Columnar.PredictOnly:
 		parts = parts[:1]
+	case cfg.Columnar.UploadOnly:
+		parts = parts[1:2]
 	}
 	var results []Result
 	for _, part := range parts {

@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -134,5 +135,29 @@ func TestRunColumnarFormats(t *testing.T) {
 		if c.Workload == "Columnar/upload/format=arrow" && (c.Value <= 0 || c.Detail == "") {
 			t.Errorf("check %+v: want the ratio of the Arrow upload's rows/s to CSV's", c)
 		}
+	}
+}
+
+// TestRunColumnarUploadOnly runs the uploads alone: every result is an
+// upload, in each format the fake server speaks.
+func TestRunColumnarUploadOnly(t *testing.T) {
+	bin := fakeVaticBin(t)
+	var progress bytes.Buffer
+	cfg := bench.Config{Vatic: bin, Rows: 2000, Seed: 4, Dir: t.TempDir(), Runs: 1,
+		Columnar: bench.ColumnarConfig{UploadOnly: true}, Progress: &progress}
+	results, err := bench.Run(t.Context(), cfg, []string{bench.WorkloadColumnar})
+	if err != nil {
+		t.Fatalf("Run = %v\nprogress:\n%s", err, progress.String())
+	}
+	want := map[string]int{
+		"Columnar/upload/format=csv/impl=vatic": 1, "Columnar/upload/format=csv/impl=duckdb": 1,
+		"Columnar/upload/format=json/impl=vatic": 1, "Columnar/upload/format=parquet/impl=duckdb": 1,
+	}
+	if got := countByName(results); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Run gave results %v, want %v", got, want)
+	}
+	cfg.Columnar.PredictOnly = true
+	if err := cfg.Validate(); err == nil {
+		t.Error("Validate accepted PredictOnly with UploadOnly")
 	}
 }

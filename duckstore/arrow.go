@@ -7,6 +7,7 @@ import (
 	"database/sql/driver"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	duckdb "github.com/duckdb/duckdb-go/v2"
 )
 
@@ -60,7 +61,8 @@ func (h *heldReader) Release() {
 
 // Append writes every batch of rr into table (a quoted, possibly
 // schema-qualified name) matching columns by name, and reports the rows
-// written. Columns of the table that rr lacks get NULL.
+// written. Columns of the table that rr lacks get NULL. DuckDB reads the
+// rows re-cut into row groups (rowGroupReader), in order.
 func (s *Store) Append(ctx context.Context, table string, rr array.RecordReader) (int64, error) {
 	c, release, err := s.connFor(ctx)
 	if err != nil {
@@ -74,8 +76,10 @@ func (s *Store) Append(ctx context.Context, table string, rr array.RecordReader)
 			return err
 		}
 		counted := &countingReader{RecordReader: rr}
+		rg := newRowGroupReader(counted, memory.DefaultAllocator, rowGroupRows)
+		defer rg.close()
 		view := "vatic_append_" + randomSuffix()
-		rel, err := ar.RegisterView(counted, view)
+		rel, err := ar.RegisterView(rg, view)
 		if err != nil {
 			return err
 		}

@@ -257,6 +257,8 @@ func TestColumnarBadInput(t *testing.T) {
 	plain := record(t, []string{"id", "name"}, ints(1, 2), strs("a", "b"))
 	dup := record(t, []string{"id", "ID"}, ints(1), ints(2))
 	badUTF8 := record(t, []string{"id", "name"}, ints(1, 2), strs("a", "\xff"))
+	// Valid text as a whole, but the character é is split between rows.
+	splitRune := record(t, []string{"id", "name"}, ints(1, 2, 3, 4), strs("plain ascii", "é", "a\xc3", "\xa9b"))
 	nulls := record(t, []string{"a", "b"}, array.NewNull(5), array.NewNull(5))
 
 	cases := []struct {
@@ -273,6 +275,7 @@ func TestColumnarBadInput(t *testing.T) {
 		{"duplicate", dup, ingest.Options{}, "ID", []string{"duplicate"}},
 		{"too wide", plain, ingest.Options{MaxColumns: 1}, "", []string{"column limit is 1"}},
 		{"invalid UTF-8", badUTF8, ingest.Options{}, "name", []string{"invalid UTF-8"}},
+		{"split character", splitRune, ingest.Options{}, "name", []string{"row 3", "invalid UTF-8"}},
 		{"only nulls", nulls, ingest.Options{}, "", []string{"no values"}},
 	}
 	for _, format := range []string{"ipc", "parquet"} {

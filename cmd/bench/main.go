@@ -92,6 +92,7 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		impConc   = fs.Int("impact-concurrency", 2, "impact sessions in flight at once (started servers get -session-workers this many)")
 		colBig    = fs.Int("columnar-big-predict-rows", 5_000_000, "rows of the columnar workload's one large CSV predict (the -predict-rows linear rows repeated), whose server peak RSS is reported")
 		colPred   = fs.Bool("columnar-predict-only", false, "run only the columnar workload's predict part (no uploads, no exports)")
+		colUp     = fs.Bool("columnar-upload-only", false, "run only the columnar workload's uploads (no predicts, no exports)")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: bench [flags]\n\nEach flag also reads the environment variable %s<FLAG> (upper snake case).\n\n", envPrefix)
@@ -190,7 +191,7 @@ func run(ctx context.Context, args []string, getenv func(string) (string, bool),
 		},
 		Anomalies: bench.AnomalyConfig{Data: *anData, Tasks: tasks, Seeds: *anSeeds},
 		Text:      bench.TextConfig{Dir: *txDir, Topics: topics, MaxPerTopic: *txMax},
-		Columnar:  bench.ColumnarConfig{BigPredictRows: *colBig, PredictOnly: *colPred},
+		Columnar:  bench.ColumnarConfig{BigPredictRows: *colBig, PredictOnly: *colPred, UploadOnly: *colUp},
 		Progress:  stderr,
 	}
 	if err := cfg.Validate(); err != nil {
