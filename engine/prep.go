@@ -15,7 +15,7 @@ import (
 
 	"github.com/vaticml/vatic/columnar"
 	"github.com/vaticml/vatic/engine/sqlgen"
-	"github.com/vaticml/vatic/stats/sparse"
+	"github.com/vaticml/vatic/stats"
 )
 
 // This file turns a session's rows into the numeric matrix the algorithms
@@ -351,7 +351,7 @@ func (p pipeline) encode(frame []*frameColumn, rows []int) (*mat.Dense, error) {
 // after the dense block of the others (nil when there are none), so a
 // text column is never a dense matrix (issue 16). Without text the dense
 // block is encode's matrix.
-func (p pipeline) encodeWords(frame []*frameColumn, rows []int) (*sparse.Matrix, error) {
+func (p pipeline) encodeWords(frame []*frameColumn, rows []int) (*stats.SparseMatrix, error) {
 	byName := map[string]*frameColumn{}
 	for _, fc := range frame {
 		byName[strings.ToLower(fc.Name)] = fc
@@ -371,7 +371,7 @@ func (p pipeline) encodeWords(frame []*frameColumn, rows []int) (*sparse.Matrix,
 	if denseWidth > 0 {
 		x = mat.NewDense(len(rows), denseWidth, nil)
 	}
-	var words []*sparse.CSR
+	var words []*stats.CSR
 	col := 0
 	for _, pc := range p.Columns {
 		fc, ok := byName[strings.ToLower(pc.Name)]
@@ -429,9 +429,9 @@ func (p pipeline) encodeWords(frame []*frameColumn, rows []int) (*sparse.Matrix,
 		}
 	}
 	if len(words) == 0 {
-		return sparse.NewMatrix(x, nil), nil
+		return stats.NewSparseMatrix(x, nil), nil
 	}
-	return sparse.NewMatrix(x, sparse.HStack(len(rows), words...)), nil
+	return stats.NewSparseMatrix(x, stats.HStack(len(rows), words...)), nil
 }
 
 // readSnapshot reads a session's snapshot columns, streamed: DuckDB

@@ -22,7 +22,6 @@ import (
 	"github.com/vaticml/vatic/stats/classify"
 	"github.com/vaticml/vatic/stats/contest"
 	"github.com/vaticml/vatic/stats/regress"
-	"github.com/vaticml/vatic/stats/sparse"
 )
 
 // runSession performs a session that has run before: one a previous
@@ -283,7 +282,7 @@ type encodedSplit struct {
 	pipe          pipeline
 	features      []string
 	discrete      []bool
-	xTrain, xTest *sparse.Matrix
+	xTrain, xTest *stats.SparseMatrix
 }
 
 // encodeSplit fits the preparation on the training rows (MODELLING §1.2,

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/vaticml/vatic/columnar"
-	"github.com/vaticml/vatic/stats/sparse"
+	"github.com/vaticml/vatic/stats"
 	"github.com/vaticml/vatic/stats/text"
 )
 
@@ -91,7 +91,7 @@ func documents(fc *frameColumn, rows []int) []string {
 
 // encodeText is the TF-IDF matrix of a text column's rows over its kept
 // words; the column has words.
-func encodeText(pc prepColumn, fc *frameColumn, rows []int) *sparse.CSR {
+func encodeText(pc prepColumn, fc *frameColumn, rows []int) *stats.CSR {
 	return text.NewEncoder(pc.Terms, pc.IDF).Transform(documents(fc, rows))
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/vaticml/vatic/columnar"
 	"github.com/vaticml/vatic/stats"
 	"github.com/vaticml/vatic/stats/classify"
-	"github.com/vaticml/vatic/stats/sparse"
 )
 
 // textSessionFrame is a classification session's rows of one text column
@@ -92,7 +91,7 @@ func BenchmarkEncodeSplitText100k(b *testing.B) {
 
 // matrixBytes is the memory of x's values: its dense block and its
 // words' CSR arrays.
-func matrixBytes(x *sparse.Matrix) int {
+func matrixBytes(x *stats.SparseMatrix) int {
 	r, _ := x.Dims()
 	b := 8 * r * x.DenseCols()
 	if x.Words != nil {

@@ -10,8 +10,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/vaticml/vatic/stats"
 	"github.com/vaticml/vatic/stats/internal/codec"
-	"github.com/vaticml/vatic/stats/sparse"
 )
 
 // maxDenseWords is how many words of a session's text columns the
@@ -100,7 +100,7 @@ func boundedWords(d Data) []int {
 }
 
 // boundedModel is a model fitted on the bounded dense block of rows with
-// words; it reads rows of every column (a *sparse.Matrix or a dense
+// words; it reads rows of every column (a *stats.SparseMatrix or a dense
 // matrix of the same columns) and passes its model the kept ones.
 type boundedModel struct {
 	inner Model
@@ -127,7 +127,7 @@ func (m *boundedModel) project(x mat.Matrix) mat.Matrix {
 	if c != m.width {
 		panic(fmt.Sprintf("classify: Proba with %d columns, model has %d", c, m.width))
 	}
-	if s, ok := x.(*sparse.Matrix); ok {
+	if s, ok := x.(*stats.SparseMatrix); ok {
 		return s.DenseColumns(m.words)
 	}
 	if r == 0 {

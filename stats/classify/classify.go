@@ -25,7 +25,6 @@ import (
 	"github.com/vaticml/vatic/stats"
 	"github.com/vaticml/vatic/stats/internal/codec"
 	"github.com/vaticml/vatic/stats/internal/scale"
-	"github.com/vaticml/vatic/stats/sparse"
 )
 
 // Options are what a fit may use besides the data.
@@ -50,13 +49,13 @@ type Options struct {
 // A session with text columns passes their words (MODELLING §10) as the
 // CSR block Words, whose columns come after X's (X is nil when there are
 // no other features), so no n × words dense matrix exists (issue 16); the
-// same model then reads rows as a *sparse.Matrix of both blocks in Proba.
+// same model then reads rows as a *stats.SparseMatrix of both blocks in Proba.
 // Logistic regression and both naive Bayes read every word sparsely;
 // k-NN and the tree ensembles fit on a bounded dense block of X and the
 // maxDenseWords best words by WordImportance (bounded.go).
 type Data struct {
 	X     *mat.Dense
-	Words *sparse.CSR
+	Words *stats.CSR
 	// WordImportance is each word column's importance against the
 	// target (MODELLING §9, the one the session reports); nil ranks the
 	// words in column order.
@@ -118,15 +117,15 @@ func (d Data) matrix() mat.Matrix {
 
 // AsMatrix is d's rows as one matrix (X and Words), for row selection
 // and Proba; X itself is its dense block, not a copy.
-func AsMatrix(d Data) *sparse.Matrix { return d.sparse() }
+func AsMatrix(d Data) *stats.SparseMatrix { return d.sparse() }
 
-// sparse is d's rows as a sparse.Matrix.
-func (d Data) sparse() *sparse.Matrix {
+// sparse is d's rows as a stats.SparseMatrix.
+func (d Data) sparse() *stats.SparseMatrix {
 	var x *mat.Dense
 	if d.denseCols() > 0 {
 		x = d.X
 	}
-	return sparse.NewMatrix(x, d.Words)
+	return stats.NewSparseMatrix(x, d.Words)
 }
 
 // AsData is the training set of x's rows: its dense block as X and its
@@ -139,7 +138,7 @@ func AsData(x mat.Matrix, y []int, k int, w []float64) Data {
 	switch x := x.(type) {
 	case *mat.Dense:
 		d.X = x
-	case *sparse.Matrix:
+	case *stats.SparseMatrix:
 		d.X, d.Words = x.Dense, x.Words
 		if d.Words != nil {
 			d.block = &boundedBlock{}

@@ -9,7 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/vaticml/vatic/stats/sparse"
+	"github.com/vaticml/vatic/stats"
 )
 
 // Helpers shared by logistic regression, naive Bayes and k-NN: input
@@ -161,7 +161,7 @@ func probaRows(x mat.Matrix, cols, k int, dst *mat.Dense, fn func(row, out []flo
 		return
 	}
 	row := make([]float64, p)
-	if rr, ok := x.(*sparse.Matrix); ok {
+	if rr, ok := x.(*stats.SparseMatrix); ok {
 		for i := range n {
 			rr.RowTo(i, row)
 			fn(row, dst.RawRowView(i))

@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/vaticml/vatic/stats"
 	"github.com/vaticml/vatic/stats/classify"
-	"github.com/vaticml/vatic/stats/sparse"
 )
 
 // wordsData is a small text-like training set: two dense columns and
@@ -19,7 +19,7 @@ func wordsData(n, words, k int, seed uint64) (split classify.Data, dense *mat.De
 	rng := rand.New(rand.NewPCG(seed, 7))
 	y := make([]int, n)
 	x := mat.NewDense(n, 2, nil)
-	csr := sparse.New(n, words, 0)
+	csr := stats.NewCSR(n, words, 0)
 	full := mat.NewDense(n, 2+words, nil)
 	for i := range n {
 		c := i % k
@@ -79,7 +79,7 @@ func maxDiff(a, b *mat.Dense) float64 {
 func TestWordsBlockMatchesDense(t *testing.T) {
 	split, full := wordsData(300, 60, 3, 1)
 	dense := classify.Data{X: full, Y: split.Y, K: split.K}
-	xs := sparse.NewMatrix(split.X, split.Words)
+	xs := stats.NewSparseMatrix(split.X, split.Words)
 	algos := append(classify.Algorithms(), classify.TextAlgorithms()...)
 	for _, a := range algos {
 		t.Run(a.Key(), func(t *testing.T) {
@@ -119,7 +119,7 @@ func TestWordsBlockMatchesDense(t *testing.T) {
 				t.Fatalf("importance of %d columns, want 62", len(imp))
 			}
 			fold := []int{0, 1, 2, 5, 6, 7, 10, 11, 12, 15, 16, 17, 20, 21, 22, 25, 26, 27, 30, 31, 32}
-			sub := classify.Data{X: sparse.NewMatrix(split.X, split.Words).SelectRows(fold).Dense, Words: split.Words.SelectRows(fold), K: split.K}
+			sub := classify.Data{X: stats.NewSparseMatrix(split.X, split.Words).SelectRows(fold).Dense, Words: split.Words.SelectRows(fold), K: split.K}
 			for _, r := range fold {
 				sub.Y = append(sub.Y, split.Y[r])
 			}
@@ -180,7 +180,7 @@ func TestWordsBoundedBlock(t *testing.T) {
 // and give what they give on their own.
 func TestWordsSharedBlock(t *testing.T) {
 	split, _ := wordsData(200, 600, 3, 4)
-	shared := classify.AsData(sparse.NewMatrix(split.X, split.Words), split.Y, split.K, nil)
+	shared := classify.AsData(stats.NewSparseMatrix(split.X, split.Words), split.Y, split.K, nil)
 	algos := []classify.Algorithm{classify.RandomForest{}, classify.GradientBoosting{}, classify.KNN{}}
 	got := make([]*mat.Dense, len(algos))
 	done := make(chan int)
@@ -189,7 +189,7 @@ func TestWordsSharedBlock(t *testing.T) {
 			m, err := a.Fit(shared, classify.Options{Seed: 3, Workers: 1})
 			if err == nil {
 				got[i] = mat.NewDense(200, split.K, nil)
-				m.Proba(sparse.NewMatrix(split.X, split.Words), got[i])
+				m.Proba(stats.NewSparseMatrix(split.X, split.Words), got[i])
 			}
 			done <- i
 		}()
@@ -198,7 +198,7 @@ func TestWordsSharedBlock(t *testing.T) {
 		<-done
 	}
 	for i, a := range algos {
-		_, want := probaOf(t, a, split, sparse.NewMatrix(split.X, split.Words))
+		_, want := probaOf(t, a, split, stats.NewSparseMatrix(split.X, split.Words))
 		if got[i] == nil || maxDiff(got[i], want) != 0 {
 			t.Fatalf("%s on the shared block differs from its own fit", a.Key())
 		}

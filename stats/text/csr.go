@@ -5,13 +5,13 @@ import (
 	"math"
 	"slices"
 
-	"github.com/vaticml/vatic/stats/sparse"
+	"github.com/vaticml/vatic/stats"
 )
 
 // CSR is the compressed sparse row matrix of package sparse, where it
 // moved so that the model families can read the words without importing
 // the tokeniser.
-type CSR = sparse.CSR
+type CSR = stats.CSR
 
 // entry is one non-zero of a row being built.
 type entry struct {
@@ -28,7 +28,7 @@ type tfidfRows struct {
 
 // newTFIDFRows returns an empty builder of a matrix of cols columns.
 func newTFIDFRows(rows, cols, nnz int) *tfidfRows {
-	return &tfidfRows{m: sparse.New(rows, cols, nnz)}
+	return &tfidfRows{m: stats.NewCSR(rows, cols, nnz)}
 }
 
 // append appends one row from the raw term counts of a document

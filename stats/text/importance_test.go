@@ -6,12 +6,12 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/vaticml/vatic/stats/sparse"
+	"github.com/vaticml/vatic/stats"
 )
 
 // denseCSR builds a CSR from dense rows.
 func denseCSR(rows [][]float64) *CSR {
-	m := sparse.New(len(rows), len(rows[0]), 0)
+	m := stats.NewCSR(len(rows), len(rows[0]), 0)
 	for _, r := range rows {
 		for j, v := range r {
 			if v != 0 {

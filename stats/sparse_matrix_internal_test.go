@@ -1,4 +1,4 @@
-package sparse
+package stats
 
 import (
 	"testing"
@@ -9,7 +9,7 @@ import (
 // fromDense builds a CSR of the non-zeros of x.
 func fromDense(x *mat.Dense) *CSR {
 	r, c := x.Dims()
-	m := New(r, c, 0)
+	m := NewCSR(r, c, 0)
 	for i := range r {
 		var cols []int32
 		var vals []float64
@@ -26,7 +26,7 @@ func fromDense(x *mat.Dense) *CSR {
 func TestMatrixReadsAsItsDenseEquivalent(t *testing.T) {
 	dense := mat.NewDense(4, 2, []float64{1, 2, 3, 4, 5, 6, 7, 8})
 	wordsDense := mat.NewDense(4, 3, []float64{0, 0.5, 0, 0, 0, 0, 0.25, 0, 0.75, 0, 0, 1})
-	m := NewMatrix(dense, fromDense(wordsDense))
+	m := NewSparseMatrix(dense, fromDense(wordsDense))
 	want := mat.NewDense(4, 5, nil)
 	want.Augment(dense, wordsDense)
 	if r, c := m.Dims(); r != 4 || c != 5 {
@@ -68,11 +68,11 @@ func TestMatrixReadsAsItsDenseEquivalent(t *testing.T) {
 
 func TestMatrixWithoutWordsIsItsDenseBlock(t *testing.T) {
 	dense := mat.NewDense(2, 2, []float64{1, 2, 3, 4})
-	if m := NewMatrix(dense, nil); m.ToDense() != dense {
+	if m := NewSparseMatrix(dense, nil); m.ToDense() != dense {
 		t.Fatal("ToDense copied a matrix without words")
 	}
 	words := fromDense(mat.NewDense(2, 2, []float64{0, 1, 2, 0}))
-	m := NewMatrix(nil, words)
+	m := NewSparseMatrix(nil, words)
 	if r, c := m.Dims(); r != 2 || c != 2 || m.At(1, 0) != 2 || m.DenseCols() != 0 {
 		t.Fatalf("words-only matrix reads wrong: %v", mat.Formatted(m))
 	}

@@ -1,4 +1,4 @@
-package sparse
+package stats
 
 import (
 	"fmt"
@@ -6,33 +6,33 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Matrix is a model session's encoded rows: the dense columns (nil when
+// SparseMatrix is a model session's encoded rows: the dense columns (nil when
 // there are none), then the words of the text columns as a CSR block (nil
 // without text). It is a mat.Matrix, so every model's Proba reads it; the
 // models that know it read the words sparsely (Words), the others a row
-// at a time (RowTo) or a bounded dense block (DenseColumns). A Matrix is
+// at a time (RowTo) or a bounded dense block (DenseColumns). A SparseMatrix is
 // safe for concurrent reads.
-type Matrix struct {
+type SparseMatrix struct {
 	Dense *mat.Dense
 	Words *CSR
 }
 
-// NewMatrix joins a dense block and a words block of the same row count;
+// NewSparseMatrix joins a dense block and a words block of the same row count;
 // either may be nil, not both.
-func NewMatrix(dense *mat.Dense, words *CSR) *Matrix {
+func NewSparseMatrix(dense *mat.Dense, words *CSR) *SparseMatrix {
 	if dense == nil && words == nil {
-		panic("sparse: a Matrix needs a dense or a words block")
+		panic("stats: a SparseMatrix needs a dense or a words block")
 	}
 	if dense != nil && words != nil {
 		if r, _ := dense.Dims(); r != words.Rows {
-			panic(fmt.Sprintf("sparse: dense block of %d rows, words of %d", r, words.Rows))
+			panic(fmt.Sprintf("stats: dense block of %d rows, words of %d", r, words.Rows))
 		}
 	}
-	return &Matrix{Dense: dense, Words: words}
+	return &SparseMatrix{Dense: dense, Words: words}
 }
 
 // DenseCols is the number of dense columns, those before the words.
-func (m *Matrix) DenseCols() int {
+func (m *SparseMatrix) DenseCols() int {
 	if m.Dense == nil {
 		return 0
 	}
@@ -41,7 +41,7 @@ func (m *Matrix) DenseCols() int {
 }
 
 // Dims returns the rows and the dense plus word columns.
-func (m *Matrix) Dims() (r, c int) {
+func (m *SparseMatrix) Dims() (r, c int) {
 	if m.Dense != nil {
 		r, c = m.Dense.Dims()
 	}
@@ -52,21 +52,21 @@ func (m *Matrix) Dims() (r, c int) {
 }
 
 // At returns the element in row i and column j.
-func (m *Matrix) At(i, j int) float64 {
+func (m *SparseMatrix) At(i, j int) float64 {
 	if d := m.DenseCols(); j < d {
 		return m.Dense.At(i, j)
 	} else if m.Words == nil {
-		panic("sparse: Matrix index out of range")
+		panic("stats: SparseMatrix index out of range")
 	} else {
 		return m.Words.At(i, j-d)
 	}
 }
 
 // T returns the transpose, read through At.
-func (m *Matrix) T() mat.Matrix { return mat.Transpose{Matrix: m} }
+func (m *SparseMatrix) T() mat.Matrix { return mat.Transpose{Matrix: m} }
 
 // RowTo writes row i into dst, which has one entry per column.
-func (m *Matrix) RowTo(i int, dst []float64) {
+func (m *SparseMatrix) RowTo(i int, dst []float64) {
 	d := m.DenseCols()
 	if d > 0 {
 		copy(dst, m.Dense.RawRowView(i))
@@ -82,8 +82,8 @@ func (m *Matrix) RowTo(i int, dst []float64) {
 }
 
 // SelectRows returns the given rows of m, in their order.
-func (m *Matrix) SelectRows(rows []int) *Matrix {
-	out := &Matrix{}
+func (m *SparseMatrix) SelectRows(rows []int) *SparseMatrix {
+	out := &SparseMatrix{}
 	if m.Dense != nil {
 		_, c := m.Dense.Dims()
 		out.Dense = mat.NewDense(max(len(rows), 1), c, nil)
@@ -103,7 +103,7 @@ func (m *Matrix) SelectRows(rows []int) *Matrix {
 // ToDense returns m as one dense matrix: the dense block itself when there
 // are no words (not a copy), else a new n × (dense + words) matrix. Only
 // the paths that have not learnt to read words sparsely call it.
-func (m *Matrix) ToDense() *mat.Dense {
+func (m *SparseMatrix) ToDense() *mat.Dense {
 	if m.Words == nil {
 		return m.Dense
 	}
@@ -113,7 +113,7 @@ func (m *Matrix) ToDense() *mat.Dense {
 // DenseColumns returns a new dense matrix of the dense block's columns
 // followed by the given word columns (indices into Words, in the given
 // order): the bounded block of the models that read no sparse input.
-func (m *Matrix) DenseColumns(words []int) *mat.Dense {
+func (m *SparseMatrix) DenseColumns(words []int) *mat.Dense {
 	r, _ := m.Dims()
 	d := m.DenseCols()
 	if r == 0 || d+len(words) == 0 {

@@ -1,11 +1,11 @@
-// Package sparse holds the compressed sparse row matrix of the text
-// features (MODELLING §10) and the mixed matrix the model sessions pass
-// around: a dense block of the non-text features with the words of the
-// text columns after it as a CSR block, so that a 100 000-row text column
-// never becomes an n × words dense matrix (issue 16). It sits under stats
-// as a leaf package so that stats/text, which builds the words, and the
-// model families, which read them, share it.
-package sparse
+// The compressed sparse row matrix of the text features (MODELLING §10)
+// and the mixed matrix the model sessions pass around: a dense block of
+// the non-text features with the words of the text columns after it as a
+// CSR block, so that a 100 000-row text column never becomes an n × words
+// dense matrix (issue 16). They sit in stats so that stats/text, which
+// builds the words, and the model families, which read them, share them.
+
+package stats
 
 import (
 	"cmp"
@@ -24,9 +24,9 @@ type CSR struct {
 	Data       []float64
 }
 
-// New returns an empty matrix of cols columns with room for rows rows and
+// NewCSR returns an empty matrix of cols columns with room for rows rows and
 // nnz non-zeros, to be filled row by row with AppendRow.
-func New(rows, cols, nnz int) *CSR {
+func NewCSR(rows, cols, nnz int) *CSR {
 	return &CSR{
 		Cols:    cols,
 		Indptr:  make([]int, 1, rows+1),
@@ -58,7 +58,7 @@ func (m *CSR) Row(i int) ([]int32, []float64) {
 // out of range.
 func (m *CSR) At(i, j int) float64 {
 	if i < 0 || i >= m.Rows || j < 0 || j >= m.Cols {
-		panic("sparse: CSR index out of range")
+		panic("stats: CSR index out of range")
 	}
 	lo, hi := m.Indptr[i], m.Indptr[i+1]
 	if k, ok := slices.BinarySearch(m.Indices[lo:hi], int32(j)); ok {
@@ -74,7 +74,7 @@ func (m *CSR) SelectRows(rows []int) *CSR {
 	for _, r := range rows {
 		nnz += m.Indptr[r+1] - m.Indptr[r]
 	}
-	out := New(len(rows), m.Cols, nnz)
+	out := NewCSR(len(rows), m.Cols, nnz)
 	for _, r := range rows {
 		out.AppendRow(m.Row(r))
 	}
@@ -88,12 +88,12 @@ func (m *CSR) Select(cols []int) *CSR {
 	to := make([]int32, m.Cols) // old column → new column + 1 (0: dropped)
 	for j, c := range cols {
 		if c < 0 || c >= m.Cols || to[c] != 0 {
-			panic("sparse: CSR.Select column out of range or repeated")
+			panic("stats: CSR.Select column out of range or repeated")
 		}
 		to[c] = int32(j) + 1
 	}
 	increasing := slices.IsSorted(cols)
-	out := New(m.Rows, len(cols), 0)
+	out := NewCSR(m.Rows, len(cols), 0)
 	type entry struct {
 		col int32
 		v   float64
@@ -126,7 +126,7 @@ func HStack(rows int, ms ...*CSR) *CSR {
 	cols, nnz := 0, 0
 	for _, m := range ms {
 		if m.Rows != rows {
-			panic("sparse: HStack of matrices with different row counts")
+			panic("stats: HStack of matrices with different row counts")
 		}
 		cols += m.Cols
 		nnz += m.NNZ()
@@ -134,7 +134,7 @@ func HStack(rows int, ms ...*CSR) *CSR {
 	if len(ms) == 1 {
 		return ms[0]
 	}
-	out := New(rows, cols, nnz)
+	out := NewCSR(rows, cols, nnz)
 	for i := range rows {
 		off := 0
 		for _, m := range ms {
