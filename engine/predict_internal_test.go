@@ -192,16 +192,23 @@ func TestTextSpool(t *testing.T) {
 // The prediction count a request checks its quota against is kept in
 // memory: it counts every committed prediction, and an engine reopened on
 // the same store starts from the stored count.
-func TestPredictionCountCached(t *testing.T) {
-	dir := t.TempDir()
-	opts := Options{Allotments: Allotments{Predictions: 5}}
+// linearModelAt opens an engine on dir and trains a regression model of
+// a and b on it, returning the engine, its close and the model's id.
+func linearModelAt(t *testing.T, dir string, opts Options) (*Engine, func(), string) {
+	t.Helper()
 	e, closeEngine := openEngineAt(t, dir, opts)
 	e.putTestCSV(t, "lin", linearCSV(300))
 	s, err := e.CreateSession(t.Context(), regressionRequest("lin"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := e.waitSession(t, s.ID).ModelID
+	return e, closeEngine, e.waitSession(t, s.ID).ModelID
+}
+
+func TestPredictionCountCached(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options{Allotments: Allotments{Predictions: 5}}
+	e, closeEngine, id := linearModelAt(t, dir, opts)
 	rows := [][]string{{"1", "2"}, {"3", "4"}}
 	for i, want := range []bool{true, true, false} { // 2, 4, then 6 > 5
 		if _, err := e.predictText(t.Context(), id, []string{"a", "b"}, rows); (err == nil) != want {
@@ -223,13 +230,7 @@ func TestPredictionCountCached(t *testing.T) {
 // it.
 func TestUsageRowMigration(t *testing.T) {
 	dir := t.TempDir()
-	e, closeE := openEngineAt(t, dir, Options{})
-	e.putTestCSV(t, "lin", linearCSV(300))
-	s, err := e.CreateSession(t.Context(), regressionRequest("lin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := e.waitSession(t, s.ID).ModelID
+	e, closeE, id := linearModelAt(t, dir, Options{})
 	rows := [][]string{{"1", "2"}, {"3", "4"}}
 	for _, c := range []struct {
 		what   string

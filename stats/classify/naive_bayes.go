@@ -62,20 +62,7 @@ func (NaiveBayes) Fit(d Data, _ Options) (Model, error) {
 	m := &NaiveBayesModel{k: k, p: p, prior: make([]float64, k),
 		mean: make([]float64, k*p), variance: make([]float64, k*p)}
 	// ε from the unweighted variance of each column over all rows.
-	var maxVar float64
-	for j := range p {
-		var s float64
-		for i := range n {
-			s += d.X.At(i, j)
-		}
-		mu := s / float64(n)
-		var ss float64
-		for i := range n {
-			e := d.X.At(i, j) - mu
-			ss += e * e
-		}
-		maxVar = max(maxVar, ss/float64(n))
-	}
+	maxVar := maxColumnVariance(d.X, n, p)
 	eps := naiveBayesVarSmoothing * maxVar
 	if !(eps > 0) {
 		eps = naiveBayesVarSmoothing
@@ -123,6 +110,26 @@ func (m *NaiveBayesModel) finish(eps, total float64) {
 	m.prepare()
 }
 
+// maxColumnVariance is the largest population variance of the first cols
+// columns of x's n rows (0 when cols is 0).
+func maxColumnVariance(x mat.Matrix, n, cols int) float64 {
+	var maxVar float64
+	for j := range cols {
+		var s float64
+		for i := range n {
+			s += x.At(i, j)
+		}
+		mu := s / float64(n)
+		var ss float64
+		for i := range n {
+			e := x.At(i, j) - mu
+			ss += e * e
+		}
+		maxVar = max(maxVar, ss/float64(n))
+	}
+	return maxVar
+}
+
 // fitNaiveBayesWords is Fit on rows with words: X's columns as Fit reads
 // them, the words' sums over their non-zeros, each word's zeros counted
 // implicitly (a zero at distance μ from the mean adds μ²), so no dense
@@ -134,20 +141,7 @@ func fitNaiveBayesWords(d Data) *NaiveBayesModel {
 	m := &NaiveBayesModel{k: k, p: p, prior: make([]float64, k),
 		mean: make([]float64, k*p), variance: make([]float64, k*p)}
 	// ε from the population variance of each column over all rows, as Fit.
-	var maxVar float64
-	for j := range dense {
-		var sum float64
-		for i := range n {
-			sum += d.X.At(i, j)
-		}
-		mu := sum / float64(n)
-		var ss float64
-		for i := range n {
-			e := d.X.At(i, j) - mu
-			ss += e * e
-		}
-		maxVar = max(maxVar, ss/float64(n))
-	}
+	maxVar := maxColumnVariance(d.X, n, dense)
 	sum, ss, nz := make([]float64, words), make([]float64, words), make([]int, words)
 	for u, j := range d.Words.Indices {
 		sum[j] += d.Words.Data[u]
