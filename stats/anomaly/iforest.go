@@ -249,21 +249,13 @@ func (m *forestModel) raw(x mat.Matrix, dst []float64, workers int) {
 		} else {
 			sub = rowsView{x, lo, hi}
 		}
-		// Tree-outer within a block of rows: one small tree stays in
-		// cache while the block's rows walk it.
-		var h []float64
-		tree.Blocks(sub, m.d, func(b int, rows []float64) {
-			nr := len(rows) / m.d
-			h = append(h[:0], make([]float64, nr)...)
-			for _, t := range m.trees {
-				for i := range nr {
-					h[i] += tree.Leaf(t, rows[i*m.d:(i+1)*m.d])
-				}
-			}
-			for i, v := range h {
-				dst[lo+b+i] = -math.Exp2(-v * norm)
-			}
-		})
+		// The path lengths' sums, tree-outer within blocks of rows and
+		// eight rows down each tree at once (tree.Predict), then scored.
+		h := dst[lo:hi]
+		tree.Predict(m.trees, m.d, 0, 1, sub, h)
+		for i, v := range h {
+			h[i] = -math.Exp2(-v * norm)
+		}
 	})
 }
 
