@@ -9,6 +9,7 @@ package stats
 
 import (
 	"cmp"
+	"math"
 	"slices"
 )
 
@@ -149,4 +150,38 @@ func HStack(rows int, ms ...*CSR) *CSR {
 	}
 	out.Rows = rows
 	return out
+}
+
+// ColumnMeanSD returns each column's mean and sample standard deviation
+// over the Rows rows, counting the implicit zeros (equal to those of the
+// dense matrix up to rounding), without a dense copy. A standard
+// deviation of at most 1e-12·|mean| (rounding of a constant column) and
+// any with fewer than two rows is 0, as the families' standardiser
+// (stats/internal/scale) has it.
+func (m *CSR) ColumnMeanSD() (mean, sd []float64) {
+	n := m.Rows
+	mean, sd = make([]float64, m.Cols), make([]float64, m.Cols)
+	nz := make([]int, m.Cols)
+	for k, j := range m.Indices {
+		mean[j] += m.Data[k]
+		nz[j]++
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	for k, j := range m.Indices {
+		e := m.Data[k] - mean[j]
+		sd[j] += e * e
+	}
+	for j := range sd {
+		s := 0.0
+		if n >= 2 {
+			s = math.Sqrt((sd[j] + float64(n-nz[j])*mean[j]*mean[j]) / float64(n-1))
+		}
+		if !(s > 1e-12*math.Abs(mean[j])) {
+			s = 0
+		}
+		sd[j] = s
+	}
+	return mean, sd
 }

@@ -16,7 +16,6 @@ package classify
 import (
 	"encoding"
 	"errors"
-	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -52,7 +51,7 @@ type Options struct {
 // same model then reads rows as a *stats.SparseMatrix of both blocks in Proba.
 // Logistic regression and both naive Bayes read every word sparsely;
 // k-NN and the tree ensembles fit on a bounded dense block of X and the
-// maxDenseWords best words by WordImportance (bounded.go).
+// stats.MaxDenseWords best words by WordImportance (bounded.go).
 type Data struct {
 	X     *mat.Dense
 	Words *stats.CSR
@@ -65,7 +64,7 @@ type Data struct {
 	W              []float64
 	// block, set by AsData, is the bounded dense block built once for all
 	// the fits of the same rows (bounded.go).
-	block *boundedBlock
+	block *stats.WordBlock
 }
 
 // rows is the number of rows of d.
@@ -141,7 +140,7 @@ func AsData(x mat.Matrix, y []int, k int, w []float64) Data {
 	case *stats.SparseMatrix:
 		d.X, d.Words = x.Dense, x.Words
 		if d.Words != nil {
-			d.block = &boundedBlock{}
+			d.block = &stats.WordBlock{}
 		}
 	default:
 		d.X = mat.DenseCopyOf(x)
@@ -292,40 +291,18 @@ var lineup, textLineup []ranked
 
 // standardizerOf is scale.New on d's rows: with words, the means and
 // sample standard deviations count each word's implicit zeros (equal to
-// scale.New on the dense rows up to rounding), without a dense copy.
+// scale.New on the dense rows up to rounding, stats.CSR.ColumnMeanSD),
+// without a dense copy.
 func standardizerOf(d Data) scale.Standardizer {
 	if d.Words == nil {
 		return scale.New(d.X)
 	}
-	n, dense := d.rows(), d.denseCols()
 	var st scale.Standardizer // X's columns, then the words'
-	if dense > 0 {
+	if d.denseCols() > 0 {
 		st = scale.New(d.X)
 	}
-	mean, ss := make([]float64, d.Words.Cols), make([]float64, d.Words.Cols)
-	nz := make([]int, d.Words.Cols)
-	for k, j := range d.Words.Indices {
-		mean[j] += d.Words.Data[k]
-		nz[j]++
-	}
-	for j := range mean {
-		mean[j] /= float64(n)
-	}
-	for k, j := range d.Words.Indices {
-		e := d.Words.Data[k] - mean[j]
-		ss[j] += e * e
-	}
-	for j := range ss {
-		sd := 0.0
-		if n >= 2 {
-			sd = math.Sqrt((ss[j] + float64(n-nz[j])*mean[j]*mean[j]) / float64(n-1))
-		}
-		if !(sd > 1e-12*math.Abs(mean[j])) {
-			sd = 0
-		}
-		ss[j] = sd
-	}
+	mean, sd := d.Words.ColumnMeanSD()
 	st.Mean = append(st.Mean, mean...)
-	st.SD = append(st.SD, ss...)
+	st.SD = append(st.SD, sd...)
 	return st
 }

@@ -53,7 +53,7 @@ func (RandomForest) Scaled() bool { return false }
 // returns ErrTooFewRows below 10 rows.
 func (RandomForest) Fit(d Data, opt Options) (Model, error) {
 	if d.Words != nil {
-		return fitBounded(d, opt, RandomForest{}.Fit) // bounded.go: the best maxDenseWords words
+		return fitBounded(d, opt, RandomForest{}.Fit) // bounded.go: the best stats.MaxDenseWords words
 	}
 	if err := treeCheck(d); err != nil {
 		return nil, err

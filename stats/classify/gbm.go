@@ -75,7 +75,7 @@ func (GradientBoosting) Scaled() bool { return false }
 // ErrTooFewRows below 10 rows.
 func (GradientBoosting) Fit(d Data, opt Options) (Model, error) {
 	if d.Words != nil {
-		return fitBounded(d, opt, GradientBoosting{}.Fit) // bounded.go: the best maxDenseWords words
+		return fitBounded(d, opt, GradientBoosting{}.Fit) // bounded.go: the best stats.MaxDenseWords words
 	}
 	if err := treeCheck(d); err != nil {
 		return nil, err

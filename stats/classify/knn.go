@@ -75,7 +75,7 @@ type knnCandidate struct {
 // goroutines; the result does not depend on opt.Workers.
 func (KNN) Fit(d Data, opt Options) (Model, error) {
 	if d.Words != nil {
-		return fitBounded(d, opt, KNN{}.Fit) // bounded.go: the best maxDenseWords words
+		return fitBounded(d, opt, KNN{}.Fit) // bounded.go: the best stats.MaxDenseWords words
 	}
 	if err := checkData(d, 2*kfoldCount); err != nil {
 		return nil, err

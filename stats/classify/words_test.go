@@ -73,7 +73,7 @@ func maxDiff(a, b *mat.Dense) float64 {
 
 // Every family fitted on the words as a CSR block gives the
 // probabilities of its fit on the same rows as one dense matrix (below
-// maxDenseWords words nothing is bounded): the sparse paths of logistic
+// stats.MaxDenseWords words nothing is bounded): the sparse paths of logistic
 // regression and multinomial naive Bayes to solver tolerance, Gaussian
 // naive Bayes to rounding, the others exactly. The model reads both the split rows and dense ones.
 func TestWordsBlockMatchesDense(t *testing.T) {
@@ -130,7 +130,7 @@ func TestWordsBlockMatchesDense(t *testing.T) {
 	}
 }
 
-// Past maxDenseWords words, the families without a sparse path read the
+// Past stats.MaxDenseWords words, the families without a sparse path read the
 // 500 best by WordImportance (here the 86 words of importance 0 are
 // among the 100 left out): their importance is zero on those words.
 func TestWordsBoundedBlock(t *testing.T) {
