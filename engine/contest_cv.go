@@ -202,10 +202,11 @@ const cvClassSEs = 2
 const cvRegressionSEs = 1
 
 // rankRegressionCV scores algos by repeats × cvFolds-fold cross-validated
-// RMSE on the rows of x and y, at most workers fits at once (each single-threaded,
-// so the folds rather than the trees share the cores). Results come in
-// algos' order.
-func rankRegressionCV(ctx context.Context, algos []regress.Algorithm, x *mat.Dense, y []float64, seed uint64, repeats, workers int, progress func(done, total int)) ([]contest.CVScore, error) {
+// RMSE on the rows of all (its words kept sparse in every fold), at most
+// workers fits at once (each single-threaded, so the folds rather than
+// the trees share the cores). Results come in algos' order.
+func rankRegressionCV(ctx context.Context, algos []regress.Algorithm, all regress.Data, seed uint64, repeats, workers int, progress func(done, total int)) ([]contest.CVScore, error) {
+	x, y, wordImportance := regress.AsMatrix(all), all.Y, all.WordImportance
 	folds, err := contest.RepeatedKFold(len(y), cvFolds, repeats, stats.Rand(seed, "contest/cv"))
 	if err != nil {
 		return nil, err
@@ -213,12 +214,14 @@ func rankRegressionCV(ctx context.Context, algos []regress.Algorithm, x *mat.Den
 	cands := make([]contest.CVCandidate, len(algos))
 	for i, a := range algos {
 		cands[i] = contest.CVFunc{K: a.Key(), F: func(train, test []int) (float64, error) {
-			m, err := a.Fit(denseRows(x, train), pick(y, train), regress.Options{Seed: seed, Workers: 1})
+			d := regress.AsData(x.SelectRows(train), pick(y, train))
+			d.WordImportance = wordImportance
+			m, err := a.Fit(d, regress.Options{Seed: seed, Workers: 1})
 			if err != nil {
 				return 0, err
 			}
 			pred := make([]float64, len(test))
-			m.Predict(denseRows(x, test), pred)
+			m.Predict(rowsMatrix(x.SelectRows(test)), pred)
 			// RegressionMetrics leaves a non-finite RMSE out.
 			rmse, ok := stats.RegressionMetrics(pick(y, test), pred)[stats.RootMeanSquareError]
 			if !ok {
@@ -299,16 +302,6 @@ func championByCV[M any](results []contest.Result[M], best int, higherIsBetter b
 		best = b
 	}
 	return best, scores, nil
-}
-
-// denseRows copies the rows of x at positions into a new matrix.
-func denseRows(x *mat.Dense, positions []int) *mat.Dense {
-	_, c := x.Dims()
-	out := mat.NewDense(len(positions), c, nil)
-	for i, p := range positions {
-		out.SetRow(i, x.RawRowView(p))
-	}
-	return out
 }
 
 // cvMessage is the debug message that says how the champion was chosen:

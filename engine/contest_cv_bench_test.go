@@ -39,7 +39,7 @@ func BenchmarkRegressionContest(b *testing.B) {
 			b.Run(fmt.Sprintf("train=%d/features=%d/repeats=%d", len(trainPos), d, repeats), func(b *testing.B) {
 				cpu0 := cpuTime(b)
 				for b.Loop() {
-					if _, _, _, err := regressionContest(b.Context(), regress.Algorithms(), xTrain, yTrain, xTest, yTest, seed, workers, repeats, func(int) {}); err != nil {
+					if _, _, _, err := regressionContest(b.Context(), regress.Algorithms(), regress.Data{X: xTrain, Y: yTrain}, xTest, yTest, seed, workers, repeats, func(int) {}); err != nil {
 						b.Fatal(err)
 					}
 				}

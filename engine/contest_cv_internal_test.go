@@ -24,9 +24,8 @@ type lucky struct {
 func (l lucky) Key() string  { return "lucky" }
 func (l lucky) Name() string { return "Lucky" }
 func (l lucky) Scaled() bool { return false }
-func (l lucky) Fit(x *mat.Dense, _ []float64, _ regress.Options) (regress.Model, error) {
-	r, _ := x.Dims()
-	return luckyModel{l, r == l.n}, nil
+func (l lucky) Fit(d regress.Data, _ regress.Options) (regress.Model, error) {
+	return luckyModel{l, len(d.Y) == l.n}, nil
 }
 
 type luckyModel struct {
@@ -45,8 +44,8 @@ func (m luckyModel) Predict(x mat.Matrix, dst []float64) {
 	}
 }
 func (m luckyModel) Importance() []float64 { return nil }
-func (m luckyModel) Refit(x *mat.Dense, y []float64, o regress.Options) (regress.Model, error) {
-	return m.l.Fit(x, y, o)
+func (m luckyModel) Refit(d regress.Data, o regress.Options) (regress.Model, error) {
+	return m.l.Fit(d, o)
 }
 func (m luckyModel) MarshalBinary() ([]byte, error) { return nil, errors.New("lucky: not saved") }
 
@@ -75,7 +74,7 @@ func TestRegressionContestCVDecides(t *testing.T) {
 	xTrain, yTrain, xTest, yTest := denseRows(x, trainPos), pick(y, trainPos), denseRows(x, testPos), pick(y, testPos)
 	algos := []regress.Algorithm{lucky{n: len(trainPos), table: table}, regress.OLS{}}
 
-	results, best, scores, err := regressionContest(t.Context(), algos, xTrain, yTrain, xTest, yTest, seed, 2, 0, func(int) {})
+	results, best, scores, err := regressionContest(t.Context(), algos, regress.Data{X: xTrain, Y: yTrain}, xTest, yTest, seed, 2, 0, func(int) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +84,7 @@ func TestRegressionContestCVDecides(t *testing.T) {
 	}
 
 	var pct []int
-	results, best, scores, err = regressionContest(t.Context(), algos, xTrain, yTrain, xTest, yTest, seed, 2, 3, func(p int) { pct = append(pct, p) })
+	results, best, scores, err = regressionContest(t.Context(), algos, regress.Data{X: xTrain, Y: yTrain}, xTest, yTest, seed, 2, 3, func(p int) { pct = append(pct, p) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +112,7 @@ func TestRegressionContestCVFailures(t *testing.T) {
 	xTrain, yTrain, xTest, yTest := denseRows(x, trainPos), pick(y, trainPos), denseRows(x, testPos), pick(y, testPos)
 
 	algos := []regress.Algorithm{brokenAlgorithm{panics: true}, brokenAlgorithm{}, regress.Ridge{}}
-	_, best, scores, err := regressionContest(t.Context(), algos, xTrain, yTrain, xTest, yTest, seed, 2, 3, func(int) {})
+	_, best, scores, err := regressionContest(t.Context(), algos, regress.Data{X: xTrain, Y: yTrain}, xTest, yTest, seed, 2, 3, func(int) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +128,7 @@ func TestRegressionContestCVFailures(t *testing.T) {
 	// Predicting NaN off the training part fails every fold: with nobody
 	// through the folds, the test RMSE decides.
 	nan := nanOffSplit{lucky{n: len(trainPos), table: table}}
-	_, best, scores, err = regressionContest(t.Context(), []regress.Algorithm{nan}, xTrain, yTrain, xTest, yTest, seed, 2, 3, func(int) {})
+	_, best, scores, err = regressionContest(t.Context(), []regress.Algorithm{nan}, regress.Data{X: xTrain, Y: yTrain}, xTest, yTest, seed, 2, 3, func(int) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,11 +140,11 @@ func TestRegressionContestCVFailures(t *testing.T) {
 // nanOffSplit predicts NaN except when fitted on the training part.
 type nanOffSplit struct{ lucky }
 
-func (n nanOffSplit) Fit(x *mat.Dense, y []float64, o regress.Options) (regress.Model, error) {
-	if r, _ := x.Dims(); r != n.n {
+func (n nanOffSplit) Fit(d regress.Data, o regress.Options) (regress.Model, error) {
+	if len(d.Y) != n.n {
 		return nanModel{}, nil
 	}
-	return n.lucky.Fit(x, y, o)
+	return n.lucky.Fit(d, o)
 }
 
 type nanModel struct{ luckyModel }
@@ -237,4 +236,14 @@ func TestSessionCVChampion(t *testing.T) {
 	if done.Status != StatusCompleted || cvNote(done) != "" {
 		t.Errorf("session on %d rows = %s, note %q; want completed by the single split", n, done.Status, cvNote(done))
 	}
+}
+
+// denseRows copies the rows of x at positions into a new matrix.
+func denseRows(x *mat.Dense, positions []int) *mat.Dense {
+	_, c := x.Dims()
+	out := mat.NewDense(len(positions), c, nil)
+	for i, p := range positions {
+		out.SetRow(i, x.RawRowView(p))
+	}
+	return out
 }

@@ -120,7 +120,7 @@ func TestMeasureCVChampion(t *testing.T) {
 					}
 				}
 				start := time.Now()
-				results, _, scores, err := regressionContest(t.Context(), algos, denseRows(xs, trainPos), pick(ys, trainPos),
+				results, _, scores, err := regressionContest(t.Context(), algos, regress.Data{X: denseRows(xs, trainPos), Y: pick(ys, trainPos)},
 					denseRows(xs, testPos), pick(ys, testPos), seed, workers, 3, func(int) {})
 				if err != nil {
 					t.Fatal(err)
@@ -132,7 +132,7 @@ func TestMeasureCVChampion(t *testing.T) {
 					if r.Err != nil {
 						t.Fatalf("%s: %v", r.Key, r.Err)
 					}
-					m, err := r.Model.model.Refit(xs, ys, regress.Options{Seed: seed, Workers: workers})
+					m, err := r.Model.model.Refit(regress.Data{X: xs, Y: ys}, regress.Options{Seed: seed, Workers: workers})
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/vaticml/vatic/duckstore"
 	"github.com/vaticml/vatic/stats/regress"
 )
@@ -130,7 +128,7 @@ func (b brokenAlgorithm) Key() string {
 }
 func (b brokenAlgorithm) Name() string { return b.Key() }
 func (b brokenAlgorithm) Scaled() bool { return false }
-func (b brokenAlgorithm) Fit(*mat.Dense, []float64, regress.Options) (regress.Model, error) {
+func (b brokenAlgorithm) Fit(regress.Data, regress.Options) (regress.Model, error) {
 	if b.panics {
 		panic("index out of range in a test algorithm")
 	}
@@ -182,15 +180,15 @@ func TestBrokenAlgorithms(t *testing.T) {
 // serialised: an internal failure after the contest.
 type unsavable struct{ regress.Algorithm }
 
-func (u unsavable) Fit(x *mat.Dense, y []float64, o regress.Options) (regress.Model, error) {
-	m, err := u.Algorithm.Fit(x, y, o)
+func (u unsavable) Fit(d regress.Data, o regress.Options) (regress.Model, error) {
+	m, err := u.Algorithm.Fit(d, o)
 	return unsavableModel{m}, err
 }
 
 type unsavableModel struct{ regress.Model }
 
-func (u unsavableModel) Refit(x *mat.Dense, y []float64, o regress.Options) (regress.Model, error) {
-	m, err := u.Model.Refit(x, y, o)
+func (u unsavableModel) Refit(d regress.Data, o regress.Options) (regress.Model, error) {
+	m, err := u.Model.Refit(d, o)
 	return unsavableModel{m}, err
 }
 

@@ -213,9 +213,11 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 		return e.failWithMessages(ctx, s, msgs, err)
 	}
 	msgs = append(msgs, textMessages(sp.pipe)...)
-	// The regression line-up reads no sparse input yet: text becomes dense
-	// here (n × words).
-	features, xTrain, xTest := sp.features, sp.xTrain.ToDense(), sp.xTest.ToDense()
+	features := sp.features
+	// The words stay a CSR block (issue 16): the linear models read them
+	// sparsely, the others a bounded dense block (regress.Data).
+	train := regress.AsData(sp.xTrain, yTrain)
+	train.WordImportance = sp.pipe.wordImportance()
 	progress(10)
 	if err := ctx.Err(); err != nil {
 		return err
@@ -233,7 +235,7 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 		algos = append(algos, a)
 	}
 	repeats := cvRepeats(len(trainPos), len(features))
-	results, best, cvScores, err := regressionContest(ctx, algos, xTrain, yTrain, xTest, yTest, seed, workers, repeats,
+	results, best, cvScores, err := regressionContest(ctx, algos, train, rowsMatrix(sp.xTest), yTest, seed, workers, repeats,
 		func(pct int) { progress(20 + 70*pct/100) })
 	if err != nil {
 		return err
@@ -255,11 +257,13 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 	// The saved model: the champion refitted on every row, with a
 	// preparation fitted on every row too (MODELLING §5.2).
 	all := fitPipeline(d.frame, d.cols, d.rows, s.MissingValues, fitTarget{y: d.y})
-	xAll, err := all.encode(d.frame, d.rows)
+	xAll, err := all.encodeWords(d.frame, d.rows)
 	if err != nil {
 		return err
 	}
-	final, err := results[best].Model.model.Refit(xAll, d.y, regress.Options{Seed: seed, Workers: workers})
+	dAll := regress.AsData(xAll, d.y)
+	dAll.WordImportance = all.wordImportance()
+	final, err := results[best].Model.model.Refit(dAll, regress.Options{Seed: seed, Workers: workers})
 	if err != nil {
 		return fmt.Errorf("refit champion: %w", err)
 	}
@@ -305,6 +309,16 @@ func encodeSplit(d *sessionData, trainRows, testRows []int, missing []string, t 
 	}
 	sp.xTest, err = pipe.encodeWords(d.frame, testRows)
 	return sp, err
+}
+
+// rowsMatrix is the matrix the models read of encoded rows x: its dense
+// block itself without words (read in place by every family), else x, the
+// words kept sparse.
+func rowsMatrix(x *stats.SparseMatrix) mat.Matrix {
+	if x.Words == nil {
+		return x.Dense
+	}
+	return x
 }
 
 // createResults runs a CREATE statement of a session's results table
@@ -370,15 +384,15 @@ func (e *Engine) failWithMessages(ctx context.Context, s Session, msgs []Message
 	return err
 }
 
-// regressionContest fits every algorithm on the training part and scores
-// it on the test rows, then picks the champion: by cvRepeats × cvFolds-fold
+// regressionContest fits every algorithm on the training part train and
+// scores it on the test rows xTest (rowsMatrix of the encoded ones), then picks the champion: by cvRepeats × cvFolds-fold
 // cross-validation on the training part when cvRepeats > 0
 // (contest_cv.go), else, or when no contestant survives every fold, by the
 // lowest test RMSE. It returns the
 // test results in algos' order, the champion's index (-1 when every
 // contestant failed) and the cross-validation scores (nil without cv).
 // progress receives a percentage of the contest done.
-func regressionContest(ctx context.Context, algos []regress.Algorithm, xTrain *mat.Dense, yTrain []float64, xTest *mat.Dense, yTest []float64,
+func regressionContest(ctx context.Context, algos []regress.Algorithm, train regress.Data, xTest mat.Matrix, yTest []float64,
 	seed uint64, workers, cvRepeats int, progress func(pct int)) ([]contest.Result[regressionFit], int, []contest.CVScore, error) {
 	// One test fit per contestant against 5 or 15 fold fits.
 	share := 100
@@ -388,7 +402,7 @@ func regressionContest(ctx context.Context, algos []regress.Algorithm, xTrain *m
 	cands := make([]contest.Candidate[regressionFit], len(algos))
 	for i, a := range algos {
 		cands[i] = contest.Func[regressionFit]{K: a.Key(), F: func() (regressionFit, error) {
-			m, err := a.Fit(xTrain, yTrain, regress.Options{Seed: seed, Workers: workers})
+			m, err := a.Fit(train, regress.Options{Seed: seed, Workers: workers})
 			if err != nil {
 				return regressionFit{}, err
 			}
@@ -415,7 +429,7 @@ func regressionContest(ctx context.Context, algos []regress.Algorithm, xTrain *m
 		return results, best, nil, nil
 	}
 	best, scores, err := championByCV(results, best, false, cvRegressionSEs, func(at []int) ([]contest.CVScore, error) {
-		return rankRegressionCV(ctx, pick(algos, at), xTrain, yTrain, seed, cvRepeats, workers, func(done, total int) {
+		return rankRegressionCV(ctx, pick(algos, at), train, seed, cvRepeats, workers, func(done, total int) {
 			progress(share + (100-share)*done/total)
 		})
 	})

@@ -57,7 +57,12 @@ func (GradientBoosting) Scaled() bool { return false }
 // Fit chooses the leaves and rounds on a validation slice and fits them on
 // every row, with up to opt.Workers goroutines. It returns ErrTooFewRows
 // below 10 rows.
-func (GradientBoosting) Fit(x *mat.Dense, y []float64, opt Options) (Model, error) {
+func (GradientBoosting) Fit(d Data, opt Options) (Model, error) {
+	return fitWords(d, opt, fitGradientBoosting) // bounded.go: with words, the best stats.MaxDenseWords
+}
+
+// fitGradientBoosting is Fit on dense rows.
+func fitGradientBoosting(x *mat.Dense, y []float64, opt Options) (Model, error) {
 	if err := treeCheckInput(x, y); err != nil {
 		return nil, err
 	}
@@ -237,15 +242,17 @@ func (m *gbmModel) Predict(x mat.Matrix, dst []float64) {
 // squared loss) per column; a copy.
 func (m *gbmModel) Importance() []float64 { return append([]float64(nil), m.imp...) }
 
-// Refit boosts the same number of leaves and rounds on x, y, binning x
-// anew, without a validation slice.
-func (m *gbmModel) Refit(x *mat.Dense, y []float64, opt Options) (Model, error) {
-	if err := treeCheckInput(x, y); err != nil {
-		return nil, err
-	}
-	n, d := x.Dims()
-	edges, bins := tree.Binning(tree.Columns(x), n, d, stats.Rand(opt.Seed, "gbm/bins"))
-	return fitGBM(bins, n, edges, y, gbmParams(m.leaves), len(m.trees), opt.Workers), nil
+// Refit boosts the same number of leaves and rounds on d's rows, binning
+// them anew, without a validation slice.
+func (m *gbmModel) Refit(data Data, opt Options) (Model, error) {
+	return fitWords(data, opt, func(x *mat.Dense, y []float64, opt Options) (Model, error) {
+		if err := treeCheckInput(x, y); err != nil {
+			return nil, err
+		}
+		n, d := x.Dims()
+		edges, bins := tree.Binning(tree.Columns(x), n, d, stats.Rand(opt.Seed, "gbm/bins"))
+		return fitGBM(bins, n, edges, y, gbmParams(m.leaves), len(m.trees), opt.Workers), nil
+	})
 }
 
 // gbmVersion is the first payload byte; bump it when the layout changes.

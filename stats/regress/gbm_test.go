@@ -80,7 +80,7 @@ func TestGBMFriedman(t *testing.T) {
 	x, y := loadFriedman(t)
 	xtr, ytr := rowsOf(x, y, 0, 1600)
 	xte, yte := rowsOf(x, y, 1600, 2000)
-	m, err := regress.GradientBoosting{}.Fit(xtr, ytr, regress.Options{Seed: 1, Workers: 2})
+	m, err := regress.GradientBoosting{}.Fit(regress.Data{X: xtr, Y: ytr}, regress.Options{Seed: 1, Workers: 2})
 	if err != nil {
 		t.Fatalf("GradientBoosting.Fit(friedman1[:1600]) error %v", err)
 	}
@@ -93,7 +93,7 @@ func TestGBMFriedman(t *testing.T) {
 
 	// Refit keeps the leaves and rounds the search chose.
 	leaves, rounds := regress.GBMShape(m)
-	r, err := m.Refit(x, y, regress.Options{Seed: 1, Workers: 2})
+	r, err := m.Refit(regress.Data{X: x, Y: y}, regress.Options{Seed: 1, Workers: 2})
 	if err != nil {
 		t.Fatalf("Refit(friedman1) error %v", err)
 	}
@@ -107,7 +107,7 @@ func BenchmarkGBMFit(b *testing.B) {
 	x, y = rowsOf(x, y, 0, 1600)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := (regress.GradientBoosting{}).Fit(x, y, regress.Options{Seed: 1, Workers: 2}); err != nil {
+		if _, err := (regress.GradientBoosting{}).Fit(regress.Data{X: x, Y: y}, regress.Options{Seed: 1, Workers: 2}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -118,7 +118,7 @@ func BenchmarkGBMPredict(b *testing.B) {
 	x, y := loadFriedman(b)
 	xtr, ytr := rowsOf(x, y, 0, 1600)
 	xte, _ := rowsOf(x, y, 1600, 2000)
-	m, err := regress.GradientBoosting{}.Fit(xtr, ytr, regress.Options{Seed: 1, Workers: 2})
+	m, err := regress.GradientBoosting{}.Fit(regress.Data{X: xtr, Y: ytr}, regress.Options{Seed: 1, Workers: 2})
 	if err != nil {
 		b.Fatal(err)
 	}

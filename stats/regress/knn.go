@@ -61,7 +61,12 @@ type knnCandidate struct {
 // below 10); a k larger than the smallest fold's training part is not
 // tried. Validation rows are scored on up to opt.Workers goroutines; the
 // result does not depend on opt.Workers.
-func (KNN) Fit(x *mat.Dense, y []float64, opt Options) (Model, error) {
+func (KNN) Fit(d Data, opt Options) (Model, error) {
+	return fitWords(d, opt, fitKNN) // bounded.go: with words, the best stats.MaxDenseWords
+}
+
+// fitKNN is Fit on dense rows.
+func fitKNN(x *mat.Dense, y []float64, opt Options) (Model, error) {
 	if err := fitInputCheck(x, y, 2*kfoldCount); err != nil {
 		return nil, err
 	}
@@ -206,9 +211,11 @@ func (m *KNNModel) Predict(x mat.Matrix, dst []float64) {
 	})
 }
 
-// Refit keeps the training rows x, y with the same k and weighting.
-func (m *KNNModel) Refit(x *mat.Dense, y []float64, _ Options) (Model, error) {
-	return fitKNNAt(x, y, m.k, m.distance)
+// Refit keeps the training rows of d with the same k and weighting.
+func (m *KNNModel) Refit(d Data, opt Options) (Model, error) {
+	return fitWords(d, opt, func(x *mat.Dense, y []float64, _ Options) (Model, error) {
+		return fitKNNAt(x, y, m.k, m.distance)
+	})
 }
 
 // MarshalBinary encodes the model, training rows included, for Unmarshal.

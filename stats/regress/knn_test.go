@@ -54,7 +54,7 @@ func TestKNNFixedMatchesSklearn(t *testing.T) {
 
 func TestKNNCrossValidation(t *testing.T) {
 	xtr, ytr, xte, yte := linFriedman(t)
-	m, err := regress.KNN{}.Fit(xtr, ytr, regress.Options{Seed: 3, Workers: 2})
+	m, err := regress.KNN{}.Fit(regress.Data{X: xtr, Y: ytr}, regress.Options{Seed: 3, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestKNNCrossValidation(t *testing.T) {
 	if m.Importance() != nil {
 		t.Errorf("KNN Importance() = %v, want nil", m.Importance())
 	}
-	m1, err := regress.KNN{}.Fit(xtr, ytr, regress.Options{Seed: 3, Workers: 1})
+	m1, err := regress.KNN{}.Fit(regress.Data{X: xtr, Y: ytr}, regress.Options{Seed: 3, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func BenchmarkKNNFit(b *testing.B) {
 	x, y := linRandom(rows, 10, 1)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := (regress.KNN{}).Fit(x, y, regress.Options{Workers: 2}); err != nil {
+		if _, err := (regress.KNN{}).Fit(regress.Data{X: x, Y: y}, regress.Options{Workers: 2}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -43,6 +43,11 @@ const (
 // stats.Rand(seed, "lasso/folds"), each fold standardised on its own
 // training rows, the α grid from all rows) and refits on all rows at the α
 // with the lowest mean fold MSE (the largest α on ties). Refit keeps α.
+//
+// With words (Data.Words) the Gram comes from the dense and CSR blocks
+// (linear_sparse.go's stdGram: glmnet's "covariance updates", which read
+// no row once it is formed) and each fold scores its held-out rows
+// through their non-zeros: no dense words anywhere.
 type Lasso struct{}
 
 // Key is "lasso".
@@ -54,22 +59,31 @@ func (Lasso) Name() string { return "Lasso Regression" }
 // Scaled is true: the penalty acts on standardised columns.
 func (Lasso) Scaled() bool { return true }
 
-// Fit chooses α by 5-fold cross-validation and fits on all of x, y. It
+// Fit chooses α by 5-fold cross-validation and fits on all of d. It
 // needs two rows per fold (ErrTooFewRows below 10). The folds run on up to
 // opt.Workers goroutines; the result does not depend on opt.Workers.
-func (Lasso) Fit(x *mat.Dense, y []float64, opt Options) (Model, error) {
-	if err := fitInputCheck(x, y, 2*kfoldCount); err != nil {
+func (Lasso) Fit(d Data, opt Options) (Model, error) {
+	if err := checkData(d, 2*kfoldCount); err != nil {
 		return nil, err
 	}
-	n, _ := x.Dims()
-	st := scale.New(x)
-	_, yc := linearCenterY(y)
-	alphas := lassoPath(newLassoGram(st.Transform(x), yc).alphaMax())
+	n := d.rows()
+	var alphas []float64
+	var foldMSE func(fold []int, f int) []float64
+	if d.Words == nil {
+		x, y := d.X, d.Y
+		st := scale.New(x)
+		_, yc := linearCenterY(y)
+		alphas = lassoPath(newLassoGram(st.Transform(x), yc).alphaMax())
+		foldMSE = func(fold []int, f int) []float64 { return lassoFoldMSE(x, y, fold, f, alphas) }
+	} else {
+		alphas = lassoPath(newStdGram(d).lasso().alphaMax())
+		foldMSE = func(fold []int, f int) []float64 { return lassoFoldMSEWords(d, fold, f, alphas) }
+	}
 
 	fold := kfoldAssign(n, kfoldCount, stats.Rand(opt.Seed, "lasso/folds"))
 	mse := make([][]float64, kfoldCount)
 	parallel.For(kfoldCount, opt.Workers, func(f int) {
-		mse[f] = lassoFoldMSE(x, y, fold, f, alphas)
+		mse[f] = foldMSE(fold, f)
 	})
 	best, bestMSE := 0, math.Inf(1)
 	for a := range alphas {
@@ -81,7 +95,7 @@ func (Lasso) Fit(x *mat.Dense, y []float64, opt Options) (Model, error) {
 			best, bestMSE = a, m
 		}
 	}
-	return fitLassoAt(x, y, alphas[best])
+	return fitLassoAt(d, alphas[best])
 }
 
 // lassoFoldMSE fits the path on the rows outside fold f and returns the
@@ -112,21 +126,80 @@ func lassoFoldMSE(x *mat.Dense, y []float64, fold []int, f int, alphas []float64
 	return mse
 }
 
+// lassoFoldMSEWords is lassoFoldMSE on rows with words: the fold's
+// training rows give the Gram, its held-out rows are predicted through
+// their non-zeros.
+func lassoFoldMSEWords(d Data, fold []int, f int, alphas []float64) []float64 {
+	var tr, va []int
+	for i, g := range fold {
+		if g == f {
+			va = append(va, i)
+		} else {
+			tr = append(tr, i)
+		}
+	}
+	all := d.sparse()
+	xtr, xva := all.SelectRows(tr), all.SelectRows(va)
+	gr := newStdGram(Data{X: xtr.Dense, Words: xtr.Words, Y: pickRows(d.Y, tr)})
+	yva := pickRows(d.Y, va)
+	cd := newLassoCD(gr.lasso(), lassoTol)
+	mse := make([]float64, len(alphas))
+	coef, pred := make([]float64, gr.p), make([]float64, len(va))
+	for a, alpha := range alphas {
+		cd.solve(alpha)
+		b := gr.ymean
+		for j, bz := range cd.beta {
+			coef[j] = 0
+			if sd := gr.st.SD[j]; sd > 0 && bz != 0 {
+				coef[j] = bz / sd
+				b -= coef[j] * gr.st.Mean[j]
+			}
+		}
+		sparseDot(xva, coef, b, pred)
+		var sse float64
+		for i, yi := range yva {
+			e := yi - pred[i]
+			sse += e * e
+		}
+		mse[a] = sse / float64(len(yva))
+	}
+	return mse
+}
+
+// pickRows returns v's values at rows.
+func pickRows(v []float64, rows []int) []float64 {
+	out := make([]float64, len(rows))
+	for i, r := range rows {
+		out[i] = v[r]
+	}
+	return out
+}
+
 // fitLassoAt fits Lasso at a given α, warm-starting along the path of the
 // data's own α_max down to α so that Fit and Refit on the same rows give
 // the same coefficients.
-func fitLassoAt(x *mat.Dense, y []float64, alpha float64) (Model, error) {
-	return fitLassoAtTol(x, y, alpha, lassoTol)
+func fitLassoAt(d Data, alpha float64) (Model, error) {
+	return fitLassoAtTol(d, alpha, lassoTol)
 }
 
 // fitLassoAtTol is fitLassoAt with a given duality-gap tolerance.
-func fitLassoAtTol(x *mat.Dense, y []float64, alpha, tol float64) (Model, error) {
-	if err := fitInputCheck(x, y, 1); err != nil {
+func fitLassoAtTol(d Data, alpha, tol float64) (Model, error) {
+	if err := checkData(d, 1); err != nil {
 		return nil, err
 	}
-	st := scale.New(x)
-	ymean, yc := linearCenterY(y)
-	gram := newLassoGram(st.Transform(x), yc)
+	var st scale.Standardizer
+	var ymean float64
+	var gram *lassoGram
+	if d.Words == nil {
+		x := d.X
+		var yc []float64
+		st = scale.New(x)
+		ymean, yc = linearCenterY(d.Y)
+		gram = newLassoGram(st.Transform(x), yc)
+	} else {
+		gr := newStdGram(d)
+		st, ymean, gram = gr.st, gr.ymean, gr.lasso()
+	}
 	cd := newLassoCD(gram, tol)
 	for _, a := range lassoPath(gram.alphaMax()) {
 		if a <= alpha {
@@ -170,6 +243,11 @@ func newLassoGram(z *mat.Dense, yc []float64) *lassoGram {
 		gr.yy += v * v
 	}
 	return gr
+}
+
+// lasso is gr's Gram as a lassoGram (shared, not copied).
+func (gr *stdGram) lasso() *lassoGram {
+	return &lassoGram{n: gr.n, p: gr.p, g: gr.g, c: gr.c, yy: gr.yy}
 }
 
 // alphaMax is the smallest α whose solution is β = 0.

@@ -53,7 +53,7 @@ func TestLassoFixedAlphaMatchesSklearn(t *testing.T) {
 
 func TestLassoCrossValidation(t *testing.T) {
 	xtr, ytr, xte, yte := linFriedman(t)
-	m, err := regress.Lasso{}.Fit(xtr, ytr, regress.Options{Seed: 1, Workers: 2})
+	m, err := regress.Lasso{}.Fit(regress.Data{X: xtr, Y: ytr}, regress.Options{Seed: 1, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestLassoCrossValidation(t *testing.T) {
 		t.Errorf("Lasso test RMSE = %v, want ≤ %v (LassoCV %v + 1%%)", got, lassoCVTestRMSE*1.01, lassoCVTestRMSE)
 	}
 	// Same seed, any worker count: the same model.
-	m1, err := regress.Lasso{}.Fit(xtr, ytr, regress.Options{Seed: 1, Workers: 1})
+	m1, err := regress.Lasso{}.Fit(regress.Data{X: xtr, Y: ytr}, regress.Options{Seed: 1, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func BenchmarkLassoFit(b *testing.B) {
 	x, y := linRandom(rows, 20, 1)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := (regress.Lasso{}).Fit(x, y, regress.Options{Workers: 1}); err != nil {
+		if _, err := (regress.Lasso{}).Fit(regress.Data{X: x, Y: y}, regress.Options{Workers: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}

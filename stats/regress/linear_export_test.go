@@ -11,13 +11,13 @@ import (
 
 // FitRidgeAt fits Ridge at per-row penalty alpha without the LOO search.
 func FitRidgeAt(x *mat.Dense, y []float64, alpha float64) (Model, error) {
-	return fitRidgeAt(x, y, alpha)
+	return fitRidgeAt(Data{X: x, Y: y}, alpha)
 }
 
 // FitLassoAt fits Lasso at alpha without cross-validation, converged to a
 // duality gap of tol·‖y − ȳ‖².
 func FitLassoAt(x *mat.Dense, y []float64, alpha, tol float64) (Model, error) {
-	return fitLassoAtTol(x, y, alpha, tol)
+	return fitLassoAtTol(Data{X: x, Y: y}, alpha, tol)
 }
 
 // FitKNNAt builds a k-NN model with fixed k and weighting.

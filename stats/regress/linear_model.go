@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/vaticml/vatic/stats"
 	"github.com/vaticml/vatic/stats/internal/codec"
 	"github.com/vaticml/vatic/stats/internal/scale"
 )
@@ -79,10 +80,15 @@ func (m *LinearModel) Intercept() float64 { return m.intercept }
 // coefficient of each input column (0 for a zero-variance column).
 func (m *LinearModel) Importance() []float64 { return append([]float64(nil), m.importance...) }
 
-// Predict writes b + x_i·β into dst[i] for every row i of x. It panics when
+// Predict writes b + x_i·β into dst[i] for every row i of x (a
+// *stats.SparseMatrix is read through its non-zero words). It panics when
 // len(dst) differs from x's row count or x has the wrong column count.
 func (m *LinearModel) Predict(x mat.Matrix, dst []float64) {
 	coef, b := m.coef, m.intercept
+	if s, ok := x.(*stats.SparseMatrix); ok {
+		sparseDot(s, coef, b, dst)
+		return
+	}
 	if d, ok := x.(*mat.Dense); ok && !d.IsEmpty() {
 		// The hot path: one tight dot product per row read in place.
 		n, p := d.Dims()
@@ -108,15 +114,15 @@ func (m *LinearModel) Predict(x mat.Matrix, dst []float64) {
 	})
 }
 
-// Refit fits the same algorithm with the same penalty on x, y.
-func (m *LinearModel) Refit(x *mat.Dense, y []float64, _ Options) (Model, error) {
+// Refit fits the same algorithm with the same penalty on d.
+func (m *LinearModel) Refit(d Data, _ Options) (Model, error) {
 	switch m.key {
 	case olsKey:
-		return fitOLS(x, y)
+		return fitOLS(d)
 	case ridgeKey:
-		return fitRidgeAt(x, y, m.alpha)
+		return fitRidgeAt(d, m.alpha)
 	case lassoKey:
-		return fitLassoAt(x, y, m.alpha)
+		return fitLassoAt(d, m.alpha)
 	}
 	return nil, fmt.Errorf("regress: refit of unknown linear key %q", m.key)
 }

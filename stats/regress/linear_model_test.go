@@ -60,11 +60,11 @@ func TestLinearRoundTrip(t *testing.T) {
 	for _, tc := range linAlgorithms {
 		t.Run(tc.key, func(t *testing.T) {
 			t.Parallel()
-			m, err := tc.alg.Fit(xtr, ytr, opt)
+			m, err := tc.alg.Fit(regress.Data{X: xtr, Y: ytr}, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			again, err := tc.alg.Fit(xtr, ytr, opt)
+			again, err := tc.alg.Fit(regress.Data{X: xtr, Y: ytr}, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,18 +130,18 @@ func TestLinearRefit(t *testing.T) {
 	for _, tc := range linAlgorithms {
 		t.Run(tc.key, func(t *testing.T) {
 			t.Parallel()
-			m, err := tc.alg.Fit(xtr, ytr, opt)
+			m, err := tc.alg.Fit(regress.Data{X: xtr, Y: ytr}, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			same, err := m.Refit(xtr, ytr, opt)
+			same, err := m.Refit(regress.Data{X: xtr, Y: ytr}, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(linPredict(same, xte), linPredict(m, xte)) {
 				t.Errorf("%s Refit(training rows) predicts differently from Fit", tc.key)
 			}
-			all, err := m.Refit(xall, yall, opt)
+			all, err := m.Refit(regress.Data{X: xall, Y: yall}, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -187,7 +187,7 @@ func TestLinearDegenerate(t *testing.T) {
 			opt := regress.Options{Seed: 1, Workers: 2}
 			fit := func(name string, x *mat.Dense, y []float64) regress.Model {
 				t.Helper()
-				m, err := tc.alg.Fit(x, y, opt)
+				m, err := tc.alg.Fit(regress.Data{X: x, Y: y}, opt)
 				if err != nil {
 					t.Errorf("%s.Fit(%s) error %v", tc.key, name, err)
 					return nil
@@ -244,14 +244,14 @@ func TestLinearDegenerate(t *testing.T) {
 			fit("fewest rows", xs, ys)
 			if tc.minRows > 1 {
 				xs, ys = rows(tc.minRows-1, 4)
-				if _, err := tc.alg.Fit(xs, ys, opt); !errors.Is(err, regress.ErrTooFewRows) {
+				if _, err := tc.alg.Fit(regress.Data{X: xs, Y: ys}, opt); !errors.Is(err, regress.ErrTooFewRows) {
 					t.Errorf("%s.Fit(%d rows) error %v, want ErrTooFewRows", tc.key, tc.minRows-1, err)
 				}
 			}
-			if _, err := tc.alg.Fit(&mat.Dense{}, nil, opt); !errors.Is(err, regress.ErrTooFewRows) {
+			if _, err := tc.alg.Fit(regress.Data{X: &mat.Dense{}, Y: nil}, opt); !errors.Is(err, regress.ErrTooFewRows) {
 				t.Errorf("%s.Fit(no rows) error %v, want ErrTooFewRows", tc.key, err)
 			}
-			if _, err := tc.alg.Fit(x50, y50[:49], opt); err == nil {
+			if _, err := tc.alg.Fit(regress.Data{X: x50, Y: y50[:49]}, opt); err == nil {
 				t.Errorf("%s.Fit(50 rows, 49 targets) error nil, want an error", tc.key)
 			}
 		})
@@ -278,7 +278,7 @@ func TestLinearFriedman1(t *testing.T) {
 		for range 3 { // best of three, for the log
 			start := time.Now()
 			var err error
-			m, err = tc.alg.Fit(xtr, ytr, regress.Options{Seed: 1, Workers: 2})
+			m, err = tc.alg.Fit(regress.Data{X: xtr, Y: ytr}, regress.Options{Seed: 1, Workers: 2})
 			elapsed = min(elapsed, time.Since(start))
 			if err != nil {
 				t.Fatal(err)
@@ -300,7 +300,7 @@ func FuzzLinearUnmarshal(f *testing.F) {
 	xtr, ytr, _, _ := linFriedman(f)
 	x, y := xtr.Slice(0, 40, 0, 3).(*mat.Dense), ytr[:40]
 	for i, tc := range linAlgorithms {
-		m, err := tc.alg.Fit(x, y, regress.Options{Seed: 1})
+		m, err := tc.alg.Fit(regress.Data{X: x, Y: y}, regress.Options{Seed: 1})
 		if err != nil {
 			f.Fatal(err)
 		}

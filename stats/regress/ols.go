@@ -17,6 +17,14 @@ const olsKey = "ols"
 // max(n, p)·ε·s_max treated as zero (NumPy's lstsq cut-off), so collinear
 // columns such as a full one-hot block share their effect instead of
 // failing the fit. Zero-variance columns get coefficient 0.
+//
+// With words (Data.Words) it solves on the Gram matrix of the standardised
+// columns instead (linear_sparse.go), with the directions below the
+// gramCut dropped: where columns are collinear the solution is then of
+// minimum norm on the standardised scale, not the raw one (the same
+// predictions on the training rows, the effect split differently across
+// the collinear columns), and the cut-off is relative to each column's
+// own scale, not to whichever has the largest unit.
 type OLS struct{}
 
 // Key is "ols".
@@ -29,17 +37,29 @@ func (OLS) Name() string { return "Linear Regression" }
 // depend on their scale).
 func (OLS) Scaled() bool { return false }
 
-// Fit fits least squares on x, y; it needs one row at least
+// Fit fits least squares on d; it needs one row at least
 // (ErrTooFewRows). opt is unused.
-func (OLS) Fit(x *mat.Dense, y []float64, _ Options) (Model, error) {
-	return fitOLS(x, y)
+func (OLS) Fit(d Data, _ Options) (Model, error) {
+	return fitOLS(d)
 }
 
 // errOLSSVD reports an SVD that did not converge (not expected for finite
 // input).
 var errOLSSVD = errors.New("regress: ols: SVD did not converge")
 
-func fitOLS(x *mat.Dense, y []float64) (Model, error) {
+func fitOLS(d Data) (Model, error) {
+	if d.Words != nil {
+		if err := checkData(d, 1); err != nil {
+			return nil, err
+		}
+		gr := newStdGram(d)
+		ge, err := gr.eigen()
+		if err != nil {
+			return nil, err
+		}
+		return linearFromStd(olsKey, 0, gr.st, gr.ymean, ge.solve(gr.p, 0)), nil
+	}
+	x, y := d.X, d.Y
 	if err := fitInputCheck(x, y, 1); err != nil {
 		return nil, err
 	}

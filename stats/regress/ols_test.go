@@ -24,7 +24,7 @@ var (
 
 func TestOLSMatchesSklearn(t *testing.T) {
 	xtr, ytr, xte, yte := linFriedman(t)
-	m, err := regress.OLS{}.Fit(xtr, ytr, regress.Options{Workers: 1})
+	m, err := regress.OLS{}.Fit(regress.Data{X: xtr, Y: ytr}, regress.Options{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestOLSMinimumNorm(t *testing.T) {
 		copy(x.RawRowView(i), xtr.RawRowView(i))
 		x.Set(i, 10, xtr.At(i, 0))
 	}
-	m, err := regress.OLS{}.Fit(x, ytr[:200], regress.Options{})
+	m, err := regress.OLS{}.Fit(regress.Data{X: x, Y: ytr[:200]}, regress.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestOLSMinimumNorm(t *testing.T) {
 func BenchmarkOLSPredict(b *testing.B) {
 	const rows = 100_000
 	x, y := linRandom(rows, 20, 1)
-	m, err := regress.OLS{}.Fit(x, y, regress.Options{Workers: 1})
+	m, err := regress.OLS{}.Fit(regress.Data{X: x, Y: y}, regress.Options{Workers: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func BenchmarkOLSFit(b *testing.B) {
 	x, y := linRandom(rows, 20, 1)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := (regress.OLS{}).Fit(x, y, regress.Options{Workers: 1}); err != nil {
+		if _, err := (regress.OLS{}).Fit(regress.Data{X: x, Y: y}, regress.Options{Workers: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}

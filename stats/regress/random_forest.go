@@ -51,7 +51,12 @@ func (RandomForest) Scaled() bool { return false }
 
 // Fit grows the forest on x, y with up to opt.Workers goroutines. It
 // returns ErrTooFewRows below 10 rows.
-func (RandomForest) Fit(x *mat.Dense, y []float64, opt Options) (Model, error) {
+func (RandomForest) Fit(d Data, opt Options) (Model, error) {
+	return fitWords(d, opt, fitRandomForest) // bounded.go: with words, the best stats.MaxDenseWords
+}
+
+// fitRandomForest is Fit on dense rows.
+func fitRandomForest(x *mat.Dense, y []float64, opt Options) (Model, error) {
 	if err := treeCheckInput(x, y); err != nil {
 		return nil, err
 	}
@@ -89,8 +94,8 @@ func (m *rfModel) Importance() []float64 { return append([]float64(nil), m.imp..
 
 // Refit grows a new forest on x, y: the forest has no searched
 // hyper-parameters.
-func (m *rfModel) Refit(x *mat.Dense, y []float64, opt Options) (Model, error) {
-	return RandomForest{}.Fit(x, y, opt)
+func (m *rfModel) Refit(d Data, opt Options) (Model, error) {
+	return RandomForest{}.Fit(d, opt)
 }
 
 // rfVersion is the first payload byte; bump it when the layout changes.

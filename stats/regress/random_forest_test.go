@@ -115,7 +115,7 @@ func TestRandomForestFriedman(t *testing.T) {
 		n, _ := x.Dims()
 		xtr, ytr := rowsOf(x, y, 0, c.train)
 		xte, yte := rowsOf(x, y, c.train, n)
-		m, err := regress.RandomForest{}.Fit(xtr, ytr, regress.Options{Seed: 1, Workers: 2})
+		m, err := regress.RandomForest{}.Fit(regress.Data{X: xtr, Y: ytr}, regress.Options{Seed: 1, Workers: 2})
 		if err != nil {
 			t.Fatalf("RandomForest.Fit(%s) error %v", c.file, err)
 		}
@@ -169,7 +169,7 @@ func BenchmarkRandomForestFit(b *testing.B) {
 	x, y = rowsOf(x, y, 0, 1600)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := (regress.RandomForest{}).Fit(x, y, regress.Options{Seed: 1, Workers: 2}); err != nil {
+		if _, err := (regress.RandomForest{}).Fit(regress.Data{X: x, Y: y}, regress.Options{Seed: 1, Workers: 2}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -180,7 +180,7 @@ func BenchmarkRandomForestPredict(b *testing.B) {
 	x, y := loadFriedman(b)
 	xtr, ytr := rowsOf(x, y, 0, 1600)
 	xte, _ := rowsOf(x, y, 1600, 2000)
-	m, err := regress.RandomForest{}.Fit(xtr, ytr, regress.Options{Seed: 1, Workers: 2})
+	m, err := regress.RandomForest{}.Fit(regress.Data{X: xtr, Y: ytr}, regress.Options{Seed: 1, Workers: 2})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,8 +3,10 @@
 // predicts, reports its intrinsic feature importance, refits itself with the
 // hyper-parameters it chose, and serialises to bytes the engine stores.
 //
-// Inputs are dense float64 matrices with no missing values: the engine has
-// imputed and encoded them (MODELLING §1.2, §12). Algorithms that are
+// Inputs are float64 matrices with no missing values: the engine has
+// imputed and encoded them (MODELLING §1.2, §12), the words of text
+// columns (MODELLING §10) as a CSR block beside the dense one (Data).
+// Algorithms that are
 // sensitive to scale standardise internally with the training mean and
 // sample standard deviation (Scaled reports it, so the contestant lists
 // "Scaled" among its dataSourceProperties) and keep the scaler in the model.
@@ -13,11 +15,123 @@ package regress
 import (
 	"encoding"
 	"errors"
+	"fmt"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/vaticml/vatic/stats"
 	"github.com/vaticml/vatic/stats/internal/codec"
 )
+
+// Data is a training set: X has len(Y) rows. Fits do not modify or
+// retain X, Words or Y.
+//
+// A session with text columns passes their words (MODELLING §10) as the
+// CSR block Words, whose columns come after X's (X is nil when there are
+// no other features), so no n × words dense matrix exists (issue 16); the
+// same model then reads rows as a *stats.SparseMatrix of both blocks in
+// Predict. OLS, ridge and lasso read every word sparsely (their Gram
+// matrix, linear_sparse.go); k-NN and the tree ensembles fit on a bounded
+// dense block of X and the stats.MaxDenseWords best words by
+// WordImportance (bounded.go), as in stats/classify.
+type Data struct {
+	X     *mat.Dense
+	Words *stats.CSR
+	// WordImportance is each word column's importance against the
+	// target (MODELLING §9, the one the session reports); nil ranks the
+	// words in column order.
+	WordImportance []float64
+	Y              []float64
+	// block, set by AsData, is the bounded dense block built once for all
+	// the fits of the same rows.
+	block *stats.WordBlock
+}
+
+// rows is the number of rows of d.
+func (d Data) rows() int {
+	if d.Words != nil {
+		return d.Words.Rows
+	}
+	if d.X == nil || d.X.IsEmpty() {
+		return 0
+	}
+	r, _ := d.X.Dims()
+	return r
+}
+
+// denseCols is the number of X's columns.
+func (d Data) denseCols() int {
+	if d.X == nil || d.X.IsEmpty() {
+		return 0
+	}
+	_, c := d.X.Dims()
+	return c
+}
+
+// wordCols is the number of word columns.
+func (d Data) wordCols() int {
+	if d.Words == nil {
+		return 0
+	}
+	return d.Words.Cols
+}
+
+// sparse is d's rows as a stats.SparseMatrix.
+func (d Data) sparse() *stats.SparseMatrix {
+	var x *mat.Dense
+	if d.denseCols() > 0 {
+		x = d.X
+	}
+	return stats.NewSparseMatrix(x, d.Words)
+}
+
+// AsMatrix is d's rows as one matrix (X and Words), for row selection
+// and Predict; X itself is its dense block, not a copy.
+func AsMatrix(d Data) *stats.SparseMatrix { return d.sparse() }
+
+// AsData is the training set of x's rows: its dense block as X and its
+// words, if any, as Words. With words, the fits given the returned Data
+// (or a copy of it with WordImportance set once, before the first fit)
+// share one bounded dense block instead of building one each.
+func AsData(x mat.Matrix, y []float64) Data {
+	d := Data{Y: y}
+	switch x := x.(type) {
+	case *mat.Dense:
+		d.X = x
+	case *stats.SparseMatrix:
+		d.X, d.Words = x.Dense, x.Words
+		if d.Words != nil {
+			d.block = &stats.WordBlock{}
+		}
+	default:
+		d.X = mat.DenseCopyOf(x)
+	}
+	return d
+}
+
+// checkData validates the arguments of a Fit or Refit: one target per
+// row and at least minRows rows (ErrTooFewRows otherwise).
+func checkData(d Data, minRows int) error {
+	n := d.rows()
+	if n == 0 {
+		if minRows > 0 {
+			return ErrTooFewRows
+		}
+		return nil
+	}
+	if d.Words != nil && d.denseCols() > 0 {
+		if r, _ := d.X.Dims(); r != n {
+			return fmt.Errorf("regress: x has %d rows, words %d", r, n)
+		}
+	}
+	if n != len(d.Y) {
+		return fmt.Errorf("regress: x has %d rows, y has %d values", n, len(d.Y))
+	}
+	if n < minRows {
+		return ErrTooFewRows
+	}
+	return nil
+}
 
 // Options are what a fit may use besides the data.
 type Options struct {
@@ -35,9 +149,8 @@ type Algorithm interface {
 	Name() string // display name, e.g. "Ridge Regression"
 	// Scaled reports whether the algorithm standardises its inputs.
 	Scaled() bool
-	// Fit searches the hyper-parameters and fits on all of x, y.
-	// x has len(y) rows; it is not modified and not retained.
-	Fit(x *mat.Dense, y []float64, opt Options) (Model, error)
+	// Fit searches the hyper-parameters and fits on all of d.
+	Fit(d Data, opt Options) (Model, error)
 }
 
 // Model is a fitted regression model; it is safe for concurrent Predict.
@@ -45,16 +158,19 @@ type Model interface {
 	// Key is the Algorithm's key.
 	Key() string
 	// Predict writes one prediction per row of x into dst (len = rows).
+	// x has the fit's columns: a *stats.SparseMatrix when it had words
+	// (a dense matrix of the same columns works too, slower).
 	Predict(x mat.Matrix, dst []float64)
 	// Importance is the model's intrinsic importance per input column
 	// (|standardised coefficient|, tree gain, …), not normalised; nil when
 	// the family has none (k-NN).
 	Importance() []float64
 	// Refit fits the same hyper-parameters on new rows (the saved model is
-	// the champion refitted on every row, MODELLING §5.2). x may have more
+	// the champion refitted on every row, MODELLING §5.2). d may have more
 	// or fewer columns than the fit saw: the preparation refitted on every
-	// row one-hot encodes the levels the training rows lacked.
-	Refit(x *mat.Dense, y []float64, opt Options) (Model, error)
+	// row one-hot encodes the levels the training rows lacked, and keeps
+	// the words of its own vocabulary.
+	Refit(d Data, opt Options) (Model, error)
 	encoding.BinaryMarshaler
 }
 
@@ -69,6 +185,12 @@ var unmarshalers = map[string]func([]byte) (Model, error){
 	knnKey:          unmarshalKNN,
 	randomForestKey: unmarshalRandomForest,
 	gbmKey:          unmarshalGBM,
+}
+
+func init() {
+	// Registered here: unmarshalBounded decodes its inner model through
+	// unmarshalers, which an initialiser may not refer back to.
+	unmarshalers[stats.BoundedKey] = unmarshalBounded
 }
 
 // Unmarshal decodes bytes written by a Model's MarshalBinary: the key

@@ -24,7 +24,7 @@ func TestAlgorithms(t *testing.T) {
 	}
 	x, y := friedmanHead(t, 120)
 	for _, a := range regress.Algorithms() {
-		m, err := a.Fit(x, y, regress.Options{Seed: 1, Workers: 1})
+		m, err := a.Fit(regress.Data{X: x, Y: y}, regress.Options{Seed: 1, Workers: 1})
 		if err != nil {
 			t.Fatalf("%s.Fit error %v", a.Key(), err)
 		}
@@ -55,11 +55,11 @@ func TestRefitOnWiderRows(t *testing.T) {
 		wide.Set(i, d+i%3, 1) // one-hot levels seen only now
 	}
 	for _, a := range regress.Algorithms() {
-		m, err := a.Fit(x, y, regress.Options{Seed: 1, Workers: 1})
+		m, err := a.Fit(regress.Data{X: x, Y: y}, regress.Options{Seed: 1, Workers: 1})
 		if err != nil {
 			t.Fatalf("%s.Fit error %v", a.Key(), err)
 		}
-		r, err := m.Refit(wide, y, regress.Options{Seed: 1, Workers: 1})
+		r, err := m.Refit(regress.Data{X: wide, Y: y}, regress.Options{Seed: 1, Workers: 1})
 		if err != nil {
 			t.Errorf("%s.Refit with %d columns after %d: %v", a.Key(), d+3, d, err)
 			continue

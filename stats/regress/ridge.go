@@ -24,6 +24,11 @@ const ridgeKey = "ridge"
 // e_i/(1 − h_ii) (Hastie, Tibshirani & Friedman, ESL §7.10; the same
 // criterion as scikit-learn's RidgeCV with gcv_mode="svd"). Ties go to the
 // smaller α. Refit keeps α, so the penalty scales with the new row count.
+//
+// With words (Data.Words) the same leave-one-out errors and solution come
+// from the eigendecomposition of ZᵀZ (linear_sparse.go: U·S = Z·V, read a
+// row at a time), the directions below the gramCut dropped (they add
+// nothing to the fit, nor, up to rounding, to the leverages).
 type Ridge struct{}
 
 // RidgeAlphas returns the grid of per-row penalties Ridge searches: 50
@@ -46,9 +51,24 @@ func (Ridge) Name() string { return "Ridge Regression" }
 // Scaled is true: the penalty acts on standardised columns.
 func (Ridge) Scaled() bool { return true }
 
-// Fit chooses α by leave-one-out error and fits on all of x, y. It needs
-// three rows (ErrTooFewRows). opt is unused: one SVD does all the work.
-func (Ridge) Fit(x *mat.Dense, y []float64, _ Options) (Model, error) {
+// Fit chooses α by leave-one-out error and fits on all of d. It needs
+// three rows (ErrTooFewRows). Without words one SVD does all the work;
+// with words the leave-one-out errors are summed over the rows on up to
+// opt.Workers goroutines (the result does not depend on opt.Workers).
+func (Ridge) Fit(data Data, opt Options) (Model, error) {
+	if data.Words != nil {
+		if err := checkData(data, 3); err != nil {
+			return nil, err
+		}
+		gr := newStdGram(data)
+		ge, err := gr.eigen()
+		if err != nil {
+			return nil, err
+		}
+		alpha := lowestAlpha(RidgeAlphas(), ge.looMSE(data, gr, RidgeAlphas(), max(opt.Workers, 1)))
+		return linearFromStd(ridgeKey, alpha, gr.st, gr.ymean, ge.solve(gr.p, float64(gr.n)*alpha)), nil
+	}
+	x, y := data.X, data.Y
 	if err := fitInputCheck(x, y, 3); err != nil {
 		return nil, err
 	}
@@ -58,12 +78,24 @@ func (Ridge) Fit(x *mat.Dense, y []float64, _ Options) (Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	alpha := dec.chooseAlpha(RidgeAlphas())
+	alpha := lowestAlpha(RidgeAlphas(), dec.looMSE(RidgeAlphas()))
 	return linearFromStd(ridgeKey, alpha, st, ymean, dec.solve(alpha)), nil
 }
 
 // fitRidgeAt fits Ridge with a given per-row penalty α (> 0).
-func fitRidgeAt(x *mat.Dense, y []float64, alpha float64) (Model, error) {
+func fitRidgeAt(data Data, alpha float64) (Model, error) {
+	if data.Words != nil {
+		if err := checkData(data, 1); err != nil {
+			return nil, err
+		}
+		gr := newStdGram(data)
+		ge, err := gr.eigen()
+		if err != nil {
+			return nil, err
+		}
+		return linearFromStd(ridgeKey, alpha, gr.st, gr.ymean, ge.solve(gr.p, float64(gr.n)*alpha)), nil
+	}
+	x, y := data.X, data.Y
 	if err := fitInputCheck(x, y, 1); err != nil {
 		return nil, err
 	}
@@ -147,11 +179,11 @@ func (d *ridgeSVD) looMSE(alphas []float64) []float64 {
 	return sse
 }
 
-// chooseAlpha returns the α with the lowest LOO error (the first on ties;
-// the largest α when none is finite).
-func (d *ridgeSVD) chooseAlpha(alphas []float64) float64 {
+// lowestAlpha returns the α with the lowest LOO error mse (the first on
+// ties; the largest α when none is finite).
+func lowestAlpha(alphas, mses []float64) float64 {
 	best, bestMSE := len(alphas)-1, math.Inf(1)
-	for a, mse := range d.looMSE(alphas) {
+	for a, mse := range mses {
 		if mse < bestMSE {
 			best, bestMSE = a, mse
 		}

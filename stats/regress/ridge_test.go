@@ -60,7 +60,7 @@ func TestRidgeChoosesLOOAlpha(t *testing.T) {
 	if best != ridgeCVIndex || !linClose(loo[best], ridgeCVBestLOO, 1e-9) {
 		t.Errorf("RidgeLOO(friedman1) minimum = %v at %d, want %v at %d", loo[best], best, ridgeCVBestLOO, ridgeCVIndex)
 	}
-	m, err := regress.Ridge{}.Fit(xtr, ytr, regress.Options{Workers: 1})
+	m, err := regress.Ridge{}.Fit(regress.Data{X: xtr, Y: ytr}, regress.Options{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func BenchmarkRidgeFit(b *testing.B) {
 	x, y := linRandom(rows, 20, 1)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := (regress.Ridge{}).Fit(x, y, regress.Options{Workers: 1}); err != nil {
+		if _, err := (regress.Ridge{}).Fit(regress.Data{X: x, Y: y}, regress.Options{Workers: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}

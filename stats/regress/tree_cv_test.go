@@ -103,7 +103,7 @@ func foldRMSE(tb testing.TB, a regress.Algorithm, x *mat.Dense, y []float64, tes
 	}
 	xtr, ytr := pickRows(x, y, train)
 	xte, yte := pickRows(x, y, test)
-	m, err := a.Fit(xtr, ytr, regress.Options{Seed: seed, Workers: 2})
+	m, err := a.Fit(regress.Data{X: xtr, Y: ytr}, regress.Options{Seed: seed, Workers: 2})
 	if err != nil {
 		tb.Fatalf("%s.Fit(fold) error %v", a.Key(), err)
 	}

@@ -37,7 +37,7 @@ func TestTreeModelsDeterministic(t *testing.T) {
 			t.Parallel()
 			var preds [][]float64
 			for _, w := range []int{1, 4, 1} {
-				m, err := a.Fit(x, y, regress.Options{Seed: 42, Workers: w})
+				m, err := a.Fit(regress.Data{X: x, Y: y}, regress.Options{Seed: 42, Workers: w})
 				if err != nil {
 					t.Fatalf("%s.Fit(workers %d) error %v", a.Key(), w, err)
 				}
@@ -48,7 +48,7 @@ func TestTreeModelsDeterministic(t *testing.T) {
 					t.Errorf("%s.Fit(seed 42) predictions differ between runs with workers 1, 4, 1", a.Key())
 				}
 			}
-			m, err := a.Fit(x, y, regress.Options{Seed: 43, Workers: 2})
+			m, err := a.Fit(regress.Data{X: x, Y: y}, regress.Options{Seed: 43, Workers: 2})
 			if err != nil {
 				t.Fatalf("%s.Fit(seed 43) error %v", a.Key(), err)
 			}
@@ -62,7 +62,7 @@ func TestTreeModelsDeterministic(t *testing.T) {
 func TestTreeModelsMarshal(t *testing.T) {
 	x, y := friedmanHead(t, 300)
 	for _, a := range treeAlgorithms {
-		m, err := a.Fit(x, y, regress.Options{Seed: 1, Workers: 2})
+		m, err := a.Fit(regress.Data{X: x, Y: y}, regress.Options{Seed: 1, Workers: 2})
 		if err != nil {
 			t.Fatalf("%s.Fit error %v", a.Key(), err)
 		}
@@ -84,8 +84,8 @@ func TestTreeModelsMarshal(t *testing.T) {
 			t.Errorf("Unmarshal(%s bytes).Importance() = %v, want %v", a.Key(), got, want)
 		}
 		// A decoded model refits like the fitted one.
-		r1, err1 := m.Refit(x, y, regress.Options{Seed: 2, Workers: 1})
-		r2, err2 := u.Refit(x, y, regress.Options{Seed: 2, Workers: 1})
+		r1, err1 := m.Refit(regress.Data{X: x, Y: y}, regress.Options{Seed: 2, Workers: 1})
+		r2, err2 := u.Refit(regress.Data{X: x, Y: y}, regress.Options{Seed: 2, Workers: 1})
 		if err1 != nil || err2 != nil {
 			t.Fatalf("%s Refit errors %v, %v", a.Key(), err1, err2)
 		}
@@ -128,7 +128,7 @@ func TestTreeModelsDegenerate(t *testing.T) {
 	}
 	for _, a := range treeAlgorithms {
 		for _, c := range cases {
-			m, err := a.Fit(c.x, c.y, regress.Options{Seed: 3, Workers: 2})
+			m, err := a.Fit(regress.Data{X: c.x, Y: c.y}, regress.Options{Seed: 3, Workers: 2})
 			if err != nil {
 				t.Errorf("%s.Fit(%s) error %v", a.Key(), c.name, err)
 				continue
@@ -149,10 +149,10 @@ func TestTreeModelsDegenerate(t *testing.T) {
 				t.Errorf("%s.Fit(%s).Importance() has %d values, want %d", a.Key(), c.name, len(imp), c.x.RawMatrix().Cols)
 			}
 		}
-		if _, err := a.Fit(statstest.Dense(9, 2, noise), seq(9, func(i int) float64 { return float64(i) }), regress.Options{Workers: 1}); !errors.Is(err, regress.ErrTooFewRows) {
+		if _, err := a.Fit(regress.Data{X: statstest.Dense(9, 2, noise), Y: seq(9, func(i int) float64 { return float64(i) })}, regress.Options{Workers: 1}); !errors.Is(err, regress.ErrTooFewRows) {
 			t.Errorf("%s.Fit(9 rows) error %v, want ErrTooFewRows", a.Key(), err)
 		}
-		if _, err := a.Fit(statstest.Dense(20, 2, noise), make([]float64, 19), regress.Options{Workers: 1}); err == nil {
+		if _, err := a.Fit(regress.Data{X: statstest.Dense(20, 2, noise), Y: make([]float64, 19)}, regress.Options{Workers: 1}); err == nil {
 			t.Errorf("%s.Fit(20 rows, 19 targets) error nil, want an error", a.Key())
 		}
 	}
@@ -161,7 +161,7 @@ func TestTreeModelsDegenerate(t *testing.T) {
 func TestTreeModelsConcurrentPredict(t *testing.T) {
 	x, y := friedmanHead(t, 300)
 	for _, a := range treeAlgorithms {
-		m, err := a.Fit(x, y, regress.Options{Seed: 1, Workers: 2})
+		m, err := a.Fit(regress.Data{X: x, Y: y}, regress.Options{Seed: 1, Workers: 2})
 		if err != nil {
 			t.Fatalf("%s.Fit error %v", a.Key(), err)
 		}
@@ -186,7 +186,7 @@ func TestTreeModelsConcurrentPredict(t *testing.T) {
 func FuzzTreeUnmarshal(f *testing.F) {
 	x, y := friedmanHead(f, 60)
 	for _, a := range treeAlgorithms {
-		m, err := a.Fit(x, y, regress.Options{Seed: 1, Workers: 1})
+		m, err := a.Fit(regress.Data{X: x, Y: y}, regress.Options{Seed: 1, Workers: 1})
 		if err != nil {
 			f.Fatal(err)
 		}
