@@ -10,6 +10,7 @@ package stats
 
 import (
 	"cmp"
+	"encoding"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -138,6 +139,29 @@ func (b Bounded) Spread(imp []float64) []float64 {
 		out[b.Dense+j] = imp[b.Dense+k]
 	}
 	return out
+}
+
+// MarshalBounded is the bytes of inner, a model fitted on the bounded
+// block of shape b: b.Marshal of inner's own.
+func MarshalBounded(b Bounded, inner encoding.BinaryMarshaler) ([]byte, error) {
+	raw, err := inner.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	return b.Marshal(raw), nil
+}
+
+// DecodeBounded decodes MarshalBounded's payload (after the key): the
+// shape (UnmarshalBounded) and the inner model by decode, the family's
+// Unmarshal.
+func DecodeBounded[M any](data []byte, malformed error, decode func([]byte) (M, error)) (Bounded, M, error) {
+	var inner M
+	b, rest, err := UnmarshalBounded(data, malformed)
+	if err != nil {
+		return b, inner, err
+	}
+	inner, err = decode(rest)
+	return b, inner, err
 }
 
 // Marshal frames the shape and the kept words, then inner, the fitted

@@ -24,3 +24,17 @@ func StratifiedFolds(y []int, nClasses, k int, rng *rand.Rand) []int {
 	}
 	return fold
 }
+
+// FoldRows returns the positions whose fold (in fold, one per row) is not
+// f, the training rows, and those whose fold is f, the held-out ones,
+// each increasing.
+func FoldRows(fold []int, f int) (train, valid []int) {
+	for i, g := range fold {
+		if g == f {
+			valid = append(valid, i)
+		} else {
+			train = append(train, i)
+		}
+	}
+	return train, valid
+}

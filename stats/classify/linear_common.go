@@ -79,14 +79,7 @@ func weightsOf(d Data) []float64 {
 // foldSplit returns the rows of d outside fold f (training) and in it
 // (validation); weights follow their rows.
 func foldSplit(d Data, fold []int, f int) (train, valid Data) {
-	var tr, va []int
-	for i, g := range fold {
-		if g == f {
-			va = append(va, i)
-		} else {
-			tr = append(tr, i)
-		}
-	}
+	tr, va := stats.FoldRows(fold, f)
 	return selectRows(d, tr), selectRows(d, va)
 }
 

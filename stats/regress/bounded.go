@@ -62,22 +62,12 @@ func (m *boundedModel) Refit(d Data, opt Options) (Model, error) {
 }
 
 // MarshalBinary encodes the shape and the kept words, then the model's
-// own bytes (stats.Bounded.Marshal).
-func (m *boundedModel) MarshalBinary() ([]byte, error) {
-	inner, err := m.inner.MarshalBinary()
-	if err != nil {
-		return nil, err
-	}
-	return m.shape.Marshal(inner), nil
-}
+// own bytes (stats.MarshalBounded).
+func (m *boundedModel) MarshalBinary() ([]byte, error) { return stats.MarshalBounded(m.shape, m.inner) }
 
 // unmarshalBounded decodes MarshalBinary's payload.
 func unmarshalBounded(data []byte) (Model, error) {
-	shape, rest, err := stats.UnmarshalBounded(data, errWirePayload)
-	if err != nil {
-		return nil, err
-	}
-	inner, err := Unmarshal(rest)
+	shape, inner, err := stats.DecodeBounded(data, errWirePayload, Unmarshal)
 	if err != nil {
 		return nil, err
 	}

@@ -130,14 +130,7 @@ func lassoFoldMSE(x *mat.Dense, y []float64, fold []int, f int, alphas []float64
 // training rows give the Gram, its held-out rows are predicted through
 // their non-zeros.
 func lassoFoldMSEWords(d Data, fold []int, f int, alphas []float64) []float64 {
-	var tr, va []int
-	for i, g := range fold {
-		if g == f {
-			va = append(va, i)
-		} else {
-			tr = append(tr, i)
-		}
-	}
+	tr, va := stats.FoldRows(fold, f)
 	all := d.sparse()
 	xtr, xva := all.SelectRows(tr), all.SelectRows(va)
 	gr := newStdGram(Data{X: xtr.Dense, Words: xtr.Words, Y: pickRows(d.Y, tr)})

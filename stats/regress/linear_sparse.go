@@ -137,6 +137,17 @@ func newStdGram(d Data) *stdGram {
 	return gr
 }
 
+// eigenOf checks d (at least minRows rows) and returns its stdGram and
+// the Gram's eigendecomposition.
+func eigenOf(d Data, minRows int) (*stdGram, *gramEigen, error) {
+	if err := checkData(d, minRows); err != nil {
+		return nil, nil, err
+	}
+	gr := newStdGram(d)
+	ge, err := gr.eigen()
+	return gr, ge, err
+}
+
 // gramEigen is the eigendecomposition of a stdGram's G restricted to the
 // directions above the gramCut: values λ_k and vectors v_k (the columns
 // of vecs, p × r), with e_k = v_kᵀc.

@@ -49,11 +49,7 @@ var errOLSSVD = errors.New("regress: ols: SVD did not converge")
 
 func fitOLS(d Data) (Model, error) {
 	if d.Words != nil {
-		if err := checkData(d, 1); err != nil {
-			return nil, err
-		}
-		gr := newStdGram(d)
-		ge, err := gr.eigen()
+		gr, ge, err := eigenOf(d, 1)
 		if err != nil {
 			return nil, err
 		}

@@ -57,11 +57,7 @@ func (Ridge) Scaled() bool { return true }
 // opt.Workers goroutines (the result does not depend on opt.Workers).
 func (Ridge) Fit(data Data, opt Options) (Model, error) {
 	if data.Words != nil {
-		if err := checkData(data, 3); err != nil {
-			return nil, err
-		}
-		gr := newStdGram(data)
-		ge, err := gr.eigen()
+		gr, ge, err := eigenOf(data, 3)
 		if err != nil {
 			return nil, err
 		}
@@ -85,11 +81,7 @@ func (Ridge) Fit(data Data, opt Options) (Model, error) {
 // fitRidgeAt fits Ridge with a given per-row penalty α (> 0).
 func fitRidgeAt(data Data, alpha float64) (Model, error) {
 	if data.Words != nil {
-		if err := checkData(data, 1); err != nil {
-			return nil, err
-		}
-		gr := newStdGram(data)
-		ge, err := gr.eigen()
+		gr, ge, err := eigenOf(data, 1)
 		if err != nil {
 			return nil, err
 		}
