@@ -211,3 +211,44 @@ func TestWordsBoundedBlock(t *testing.T) {
 		}
 	}
 }
+
+// Collinear words (word 1 a copy of word 0 in every row, so the Gram is
+// singular) lose one direction to the Gram's cut-off: OLS and ridge still
+// predict the training rows as their dense fits do (the dense OLS from
+// its SVD; the solutions differ only in how the copies share the
+// effect), and the copies get equal coefficients (minimum norm on the
+// standardised scale).
+func TestWordsCollinear(t *testing.T) {
+	split, full := wordsData(300, 30, 5)
+	b := stats.NewCSR(300, 30, 0)
+	for i := range 300 {
+		cols, vals := split.Words.Row(i)
+		var c []int32
+		var v []float64
+		w0 := full.At(i, 2)
+		for k, j := range cols {
+			switch {
+			case j == 1:
+			case j == 0:
+				c, v = append(c, 0, 1), append(v, vals[k], vals[k])
+			default:
+				c, v = append(c, j), append(v, vals[k])
+			}
+		}
+		b.AppendRow(c, v) // word 1 where word 0 is, and only there
+		full.Set(i, 3, w0)
+	}
+	split.Words = b
+	xs := stats.NewSparseMatrix(split.X, split.Words)
+	for _, a := range []regress.Algorithm{regress.OLS{}, regress.Ridge{}} {
+		_, want := predictOf(t, a, regress.Data{X: full, Y: split.Y}, full)
+		m, got := predictOf(t, a, split, xs)
+		if d := relDiff(got, want); d > 1e-9 {
+			t.Errorf("%s: collinear words predict %g relative from the dense fit", a.Key(), d)
+		}
+		c := m.(*regress.LinearModel).Coefficients()
+		if math.Abs(c[2]-c[3]) > 1e-9*math.Abs(c[2]) {
+			t.Errorf("%s: copies' coefficients %g and %g, want equal", a.Key(), c[2], c[3])
+		}
+	}
+}
