@@ -512,12 +512,12 @@ func (p *predictor) score(b PredictBatch, names []string, first int64, echo []ar
 	if err != nil {
 		return nil, err
 	}
-	// A classifier reads text's words as the CSR block (issue 16: a batch
-	// of 16 384 rows × 1 000 words would be 131 MB dense); regression
-	// models and detectors read dense rows.
+	// A classifier and Isolation Forest read text's words as the CSR block
+	// (issue 16: a batch of 16 384 rows × 1 000 words would be 131 MB
+	// dense); regression models read dense rows.
 	var x mat.Matrix = xs.Dense
 	if xs.Words != nil {
-		if p.lm.classifier != nil {
+		if p.lm.classifier != nil || p.lm.detector != nil {
 			x = xs
 		} else {
 			x = xs.ToDense()
