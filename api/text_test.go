@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -248,5 +249,90 @@ func TestTextBadInput(t *testing.T) {
 	res = s.do(t, http.MethodPost, "/v1/sessions/model", `{"dataSourceName": "bad", "targetColumn": "long", "predictionDomain": "classification"}`, "Content-Type", "application/json")
 	if res.status != http.StatusBadRequest || !strings.Contains(string(res.body), "long") {
 		t.Errorf("text target = %d %s", res.status, res.body)
+	}
+}
+
+// TestTextAnomaliesDetectors: in an anomalies session with a text column,
+// Isolation Forest reads the words (a row whose text is unlike the others
+// scores as an anomaly, in the session and through predict) and robust
+// Mahalanobis the other columns only; when every feature is text, robust
+// Mahalanobis fails with a message and Isolation Forest is the champion.
+func TestTextAnomaliesDetectors(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	rng := rand.New(rand.NewPCG(5, 6))
+	common := []string{"order shipped on time", "parcel arrived safely", "delivery was quick", "package came on time"}
+	var b strings.Builder
+	b.WriteString(`{"columns": {"note": {"dataType": "text"}, "weight": {"dataType": "numeric"}}, "data": [`)
+	for i := range 300 {
+		note := common[rng.IntN(len(common))] + " " + common[rng.IntN(len(common))]
+		if i%100 == 0 {
+			note = "furious customer demands refund lawyer fraud complaint furious refund"
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"note": %q, "weight": "%g"}`, note, 1+rng.NormFloat64()*0.1)
+	}
+	b.WriteString("]}")
+	s.putJSON(t, "notes", b.String())
+
+	type contest struct {
+		Contestants []struct {
+			Algorithm struct{ Key string }
+			Status    string
+			Messages  []struct{ Message string }
+			Metrics   map[string]float64
+		}
+	}
+	for _, tc := range []struct {
+		name, body string
+		mcdOK      bool
+	}{
+		{"text and numeric", `{"dataSourceName": "notes", "predictionDomain": "anomalies"}`, true},
+		{"text only", `{"dataSourceName": "notes", "predictionDomain": "anomalies", "columns": {"weight": {"role": "none"}}}`, false},
+	} {
+		created := s.createSession(t, tc.body)
+		done := s.waitSession(t, created.SessionID)
+		if done.Status != "completed" {
+			t.Fatalf("%s: session = %+v", tc.name, done)
+		}
+		sid := "/v1/sessions/" + done.SessionID
+		raw := s.do(t, http.MethodGet, sid+"/contest", nil)
+		c := decode[contest](t, raw)
+		if len(c.Contestants) != 2 || c.Contestants[0].Algorithm.Key != "isolation_forest_anomalies" || c.Contestants[0].Metrics["percentAnomalies"] <= 0 {
+			t.Fatalf("%s: contest = %s", tc.name, raw.body)
+		}
+		mcd := c.Contestants[1]
+		if got := mcd.Metrics["percentAnomalies"] > 0; got != tc.mcdOK {
+			t.Errorf("%s: robust Mahalanobis percentAnomalies %v: %s", tc.name, mcd.Metrics, raw.body)
+		}
+		if !tc.mcdOK && !strings.Contains(string(raw.body), "did not run: every feature is text") {
+			t.Errorf("%s: no message for robust Mahalanobis: %s", tc.name, raw.body)
+		}
+		// The odd rows (every 100th) are among the lowest scores.
+		scores := decode[struct {
+			Data []map[string]string `json:"data"`
+		}](t, s.do(t, http.MethodGet, sid+"/results/anomalyscores?pageSize=1000", nil))
+		if len(scores.Data) != 300 {
+			t.Fatalf("%s: %d scores", tc.name, len(scores.Data))
+		}
+		for _, i := range []int{0, 100, 200} {
+			if v, _ := strconv.ParseFloat(scores.Data[i]["anomaly"], 64); v > 0 {
+				t.Errorf("%s: odd row %d scores %v, want ≤ 0", tc.name, i, v)
+			}
+		}
+		// Predict with the saved model reads the text.
+		res := s.do(t, http.MethodPost, "/v1/models/"+done.ModelID+"/predict",
+			`{"data": [{"note": "parcel arrived safely delivery was quick", "weight": "1"}, {"note": "furious customer demands refund lawyer fraud complaint", "weight": "1"}]}`, "Content-Type", "application/json")
+		p := decode[struct{ Data []map[string]string }](t, res)
+		if res.status != http.StatusOK || len(p.Data) != 2 {
+			t.Fatalf("%s: predict = %d %s", tc.name, res.status, res.body)
+		}
+		ok, _ := strconv.ParseFloat(p.Data[0]["anomaly"], 64)
+		odd, _ := strconv.ParseFloat(p.Data[1]["anomaly"], 64)
+		if !(odd < ok) {
+			t.Errorf("%s: predict scores ordinary %v, odd %v: want the odd text lower", tc.name, ok, odd)
+		}
 	}
 }

@@ -512,13 +512,10 @@ func (p *predictor) score(b PredictBatch, names []string, first int64, echo []ar
 	if err != nil {
 		return nil, err
 	}
-	// Classifiers and regression models read text's words as the CSR
-	// block (issue 16: a batch of 16 384 rows × 1 000 words would be
-	// 131 MB dense); detectors read dense rows.
+	// Classifiers, regression models and Isolation Forest read text's
+	// words as the CSR block (issue 16: a batch of 16 384 rows × 1 000
+	// words would be 131 MB dense).
 	x := rowsMatrix(xs)
-	if xs.Words != nil && p.lm.detector != nil {
-		x = xs.ToDense()
-	}
 	mem := memory.DefaultAllocator
 	fields := slices.Clip(echo)
 	cols := make([]arrow.Array, len(echo))

@@ -336,9 +336,10 @@ func (p pipeline) Features() (names []string, discrete []bool) {
 // encode builds the matrix of the given rows as one dense matrix; frame
 // columns are found by name (case-insensitively), so predict can pass
 // columns in any order. With text it makes the words dense (n × words):
-// only the paths that read no sparse input call it (anomaly detection and
-// the distances' batches, distances.go); classification, regression and
-// their predictions read encodeWords, the words as a CSR block.
+// only the paths that read no sparse input call it (the distances'
+// batches, distances.go); the model sessions (classification,
+// regression, anomalies) and their predictions read encodeWords, the
+// words as a CSR block.
 func (p pipeline) encode(frame []*frameColumn, rows []int) (*mat.Dense, error) {
 	x, err := p.encodeWords(frame, rows)
 	if err != nil {

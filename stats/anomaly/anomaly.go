@@ -172,16 +172,24 @@ func Algorithms() []Algorithm { return []Algorithm{IsolationForest{}, RobustMaha
 // anyway to choose the offset, so a session that needs both would
 // otherwise walk every row through every tree twice, the second time on
 // one goroutine (about 1 CPU-s of a 200 000-row session).
-func FitScores(a Algorithm, x *mat.Dense, opt Options) (Model, []float64, error) {
-	switch f := a.(type) {
-	case IsolationForest:
+//
+// Isolation Forest also takes a *stats.SparseMatrix (a session's rows
+// with its text columns' words as CSR) and never makes it dense as a
+// whole; the other detectors take a *mat.Dense.
+func FitScores(a Algorithm, x mat.Matrix, opt Options) (Model, []float64, error) {
+	if f, ok := a.(IsolationForest); ok {
 		m, scores, err := f.fit(x, opt)
 		if err != nil {
 			return nil, nil, err
 		}
 		return m, scores, nil
-	case RobustMahalanobis:
-		e, err := fitMCD(x, opt)
+	}
+	xd, ok := x.(*mat.Dense)
+	if !ok {
+		return nil, nil, fmt.Errorf("anomaly: %s reads a dense matrix, not %T", a.Key(), x)
+	}
+	if _, ok := a.(RobustMahalanobis); ok {
+		e, err := fitMCD(xd, opt)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -194,13 +202,13 @@ func FitScores(a Algorithm, x *mat.Dense, opt Options) (Model, []float64, error)
 		}
 		return m, scores, nil
 	}
-	m, err := a.Fit(x, opt)
+	m, err := a.Fit(xd, opt)
 	if err != nil {
 		return nil, nil, err
 	}
-	r, _ := x.Dims()
+	r, _ := xd.Dims()
 	scores := make([]float64, r)
-	m.Score(x, scores)
+	m.Score(xd, scores)
 	return m, scores, nil
 }
 
@@ -218,9 +226,13 @@ func Unmarshal(data []byte) (Model, error) {
 }
 
 // checkFit validates a training matrix: at least two rows, one column,
-// finite values, not every row the same.
-func checkFit(x *mat.Dense) error {
-	if x == nil || x.IsEmpty() {
+// finite values, not every row the same. x is a *mat.Dense or, for
+// Isolation Forest, any matrix fit reads (rowTo).
+func checkFit(x mat.Matrix) error {
+	if x == nil {
+		return ErrTooFewRows
+	}
+	if d, ok := x.(*mat.Dense); ok && (d == nil || d.IsEmpty()) {
 		return ErrTooFewRows
 	}
 	n, d := x.Dims()
@@ -231,9 +243,10 @@ func checkFit(x *mat.Dense) error {
 		return ErrTooFewRows
 	}
 	varies := false
-	first := x.RawRowView(0)
+	first := rowOf(x, 0, make([]float64, d))
+	buf := make([]float64, d)
 	for i := range n {
-		for j, v := range x.RawRowView(i) {
+		for j, v := range rowOf(x, i, buf) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return ErrNotFinite
 			}

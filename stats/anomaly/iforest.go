@@ -72,20 +72,36 @@ func (f IsolationForest) Fit(x *mat.Dense, opt Options) (Model, error) {
 }
 
 // fit is Fit, also returning the training rows' anomaly scores: the
-// offset is chosen on them, so they come with the fit.
-func (IsolationForest) fit(x *mat.Dense, opt Options) (*forestModel, []float64, error) {
+// offset is chosen on them, so they come with the fit. x is a *mat.Dense
+// or a *stats.SparseMatrix (a session's rows with text columns' words as
+// CSR, issue 16): each tree copies just its ψ sampled rows into a dense
+// column-major block, and scoring densifies scoreChunk rows at a time, so
+// the words of 10^5 rows are never one dense matrix; the forest and the
+// scores are those of the same rows given densely, bit for bit.
+func (IsolationForest) fit(x mat.Matrix, opt Options) (*forestModel, []float64, error) {
 	if err := checkFit(x); err != nil {
 		return nil, nil, err
 	}
 	n, d := x.Dims()
 	psi, trees := forestSize(n)
-	cols := tree.Columns(x)
 	m := &forestModel{d: d, psi: psi, trees: make([][]tree.Node, trees)}
 	parallel(trees, 1, opt.workers(), func(t, _, _ int) {
 		rng := stats.Rand(opt.Seed, forestKey+"/tree"+strconv.Itoa(t))
-		g := grower{cols: cols, n: n, d: d, rng: rng, maxDepth: int(math.Ceil(math.Log2(float64(psi))))}
+		picked := sample(rng, n, psi)
+		// The sample's rows, column-major; the tree's rows index it.
+		cols := make([]float64, psi*d)
+		row := make([]float64, d)
+		rows := make([]int, psi)
+		for k, r := range picked {
+			rowTo(x, r, row)
+			for j, v := range row {
+				cols[j*psi+k] = v
+			}
+			rows[k] = k
+		}
+		g := grower{cols: cols, n: psi, d: d, rng: rng, maxDepth: int(math.Ceil(math.Log2(float64(psi))))}
 		g.nodes = []tree.Node{{}}
-		g.grow(0, sample(rng, n, psi), 0)
+		g.grow(0, rows, 0)
 		m.trees[t] = g.nodes
 	})
 	if !slices.ContainsFunc(m.trees, func(t []tree.Node) bool { return len(t) > 1 }) {
@@ -242,21 +258,62 @@ func (m *forestModel) Score(x mat.Matrix, dst []float64) {
 func (m *forestModel) raw(x mat.Matrix, dst []float64, workers int) {
 	r, _ := x.Dims()
 	norm := 1 / (pathC(m.psi) * float64(len(m.trees)))
-	parallel(r, 4096, workers, func(_, lo, hi int) {
-		var sub mat.Matrix = x
-		if d, ok := x.(*mat.Dense); ok {
-			sub = d.Slice(lo, hi, 0, m.d)
-		} else {
-			sub = rowsView{x, lo, hi}
-		}
+	parallel(r, scoreChunk, workers, func(_, lo, hi int) {
 		// The path lengths' sums, tree-outer within blocks of rows and
 		// eight rows down each tree at once (tree.Predict), then scored.
 		h := dst[lo:hi]
-		tree.Predict(m.trees, m.d, 0, 1, sub, h)
+		tree.Predict(m.trees, m.d, 0, 1, rowBlock(x, lo, hi, m.d), h)
 		for i, v := range h {
 			h[i] = -math.Exp2(-v * norm)
 		}
 	})
+}
+
+// scoreChunk is how many rows one scoring task reads: for a
+// *stats.SparseMatrix, how many it densifies at once (32 MB per worker
+// at 1 000 columns).
+const scoreChunk = 4096
+
+// rowBlock is rows [lo, hi) of x and its first d columns as a matrix
+// tree.Predict reads fast: a view of a *mat.Dense, a dense copy of a
+// *stats.SparseMatrix's rows, a row view of anything else.
+func rowBlock(x mat.Matrix, lo, hi, d int) mat.Matrix {
+	switch x := x.(type) {
+	case *mat.Dense:
+		return x.Slice(lo, hi, 0, d)
+	case *stats.SparseMatrix:
+		_, c := x.Dims()
+		b := mat.NewDense(hi-lo, c, nil)
+		for i := lo; i < hi; i++ {
+			x.RowTo(i, b.RawRowView(i-lo))
+		}
+		return b.Slice(0, hi-lo, 0, d)
+	}
+	return rowsView{x, lo, hi}
+}
+
+// rowTo writes row i of x into dst (one entry per column).
+func rowTo(x mat.Matrix, i int, dst []float64) {
+	switch x := x.(type) {
+	case *mat.Dense:
+		copy(dst, x.RawRowView(i))
+	case *stats.SparseMatrix:
+		x.RowTo(i, dst)
+	default:
+		for j := range dst {
+			dst[j] = x.At(i, j)
+		}
+	}
+}
+
+// rowOf is row i of x: a view of a *mat.Dense's row, else buf filled
+// by rowTo.
+func rowOf(x mat.Matrix, i int, buf []float64) []float64 {
+	if d, ok := x.(*mat.Dense); ok {
+		return d.RawRowView(i)
+	}
+	rowTo(x, i, buf)
+	return buf
 }
 
 // rowsView is rows [lo, hi) of a matrix that is not a *mat.Dense.
