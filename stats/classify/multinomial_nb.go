@@ -59,8 +59,9 @@ var ErrNoCountColumns = errors.New("classify: multinomial_naive_bayes: no column
 //
 // α is chosen from multinomialNBAlphas by stratified 5-fold
 // cross-validation (StratifiedFolds with stats.Rand(seed, key+"/folds"))
-// scored by the weighted log-loss of the validation rows pooled over
-// folds, clipped at 1e-15; ties go to the larger α. The log-loss because α trades the sharpness of the
+// scored, as the logistic regressions' C, by the weighted log-loss of the
+// validation rows pooled over folds, clipped at 1e-15; ties go to the
+// larger α. The log-loss because α trades the sharpness of the
 // probabilities against their calibration, which macro-F1 barely sees:
 // many α give the same arg-max. One pass over the rows gives each fold's
 // weighted counts, which every α smooths, so the search costs about one
