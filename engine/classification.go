@@ -39,7 +39,7 @@ import (
 //     higher matthewsCorrelationCoefficient, then to the earlier (simpler)
 //     algorithm of the line-up (§7.6). On a small training part the
 //     highest stratified cross-validated macroAverageF1Score decides
-//     instead, with the rule widened to two standard errors (contest_cv.go,
+//     instead, with the rule widened to three standard errors (contest_cv.go,
 //     cvClassSEs).
 //   - /results and a contestant's rows carry the predicted label; the
 //     class scores (the champion's probabilities, §7.4) are stored for the

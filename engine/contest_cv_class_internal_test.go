@@ -183,7 +183,7 @@ func TestClassificationContestCVFailuresAndBalance(t *testing.T) {
 			t.Errorf("balance %v: classificationContest(failing folds) = champion %d, scores %+v; want 1, offsplit's fold error and none for steady", balance, best, scores)
 		}
 		msg := cvMessage(scores, stats.MacroAverageF1Score, true, cvClassSEs, 3, len(train.Y))
-		if msg.Severity != "debug" || !strings.Contains(msg.Text, "mean macroAverageF1Score is within two standard errors of the highest wins") ||
+		if msg.Severity != "debug" || !strings.Contains(msg.Text, "mean macroAverageF1Score is within three standard errors of the highest wins") ||
 			!strings.Contains(msg.Text, "offsplit failed (fold 1: cannot fit off the split)") || !strings.Contains(msg.Text, "steady 0.") {
 			t.Errorf("cvMessage() = %+v, want a debug message on macroAverageF1Score naming each contestant", msg)
 		}

@@ -201,7 +201,6 @@ func TestMeasureCVClassChampion(t *testing.T) {
 	for i := range ids {
 		ids[i] = uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "vatic/cv-measure/%d", i)).String()
 	}
-	workers := runtime.GOMAXPROCS(0)
 	rules := []string{"split", "cvBest", "cv1SE"}
 	// Each file is cut into parts stratified folds; a session runs on
 	// one part ("small": the file's other rows are new data) or on the
@@ -212,7 +211,6 @@ func TestMeasureCVClassChampion(t *testing.T) {
 		small bool
 	}{{"iris", 3, false}, {"wine", 3, false}, {"breast_cancer", 3, false}, {"breast_cancer", 5, true}} {
 		x, y, k := measureClassCSV(t, "../stats/classify/testdata/"+st.name+".csv")
-		_, d := x.Dims()
 		fold := stats.StratifiedFolds(y, k, st.parts, stats.Rand(1, "cv-measure/parts"))
 		for part := range 3 {
 			var in, out []int
@@ -237,41 +235,11 @@ func TestMeasureCVClassChampion(t *testing.T) {
 				var elapsed time.Duration
 				repeats := 0
 				for _, id := range ids {
-					seed := sessionSeed(id)
-					trainPos, testPos := stratifiedSplit(seed, ys, k)
-					yTrain := pick(ys, trainPos)
-					train := classify.Data{X: denseRows(xs, trainPos), Y: yTrain, K: k, W: balanceWeights(yTrain, k)}
-					var algos []classify.Algorithm
-					for _, a := range classify.Algorithms() {
-						if outOfBudget(a.Key(), len(trainPos), len(testPos), d) == "" {
-							algos = append(algos, a)
-						}
-					}
-					repeats = cvClassRepeats(len(trainPos), d, k)
-					start := time.Now()
-					results, best, scores, err := classificationContest(t.Context(), algos, train, denseRows(xs, testPos), pick(ys, testPos), seed, workers, repeats, func(int) {})
-					if err != nil {
-						t.Fatal(err)
-					}
-					elapsed += time.Since(start)
-					if scores == nil {
-						t.Fatalf("%s: no cross-validation on %d training rows", label, len(trainPos))
-					}
-					newF1 := make([]float64, len(results))
-					oracle := 0.0
-					for i, r := range results {
-						if r.Err != nil {
-							t.Fatalf("%s: %v", r.Key, r.Err)
-						}
-						m, err := r.Model.model.Refit(all, classify.Options{Seed: seed, Workers: workers})
-						if err != nil {
-							t.Fatal(err)
-						}
-						p := mat.NewDense(len(yNew), k, nil)
-						m.Proba(xNew, p)
-						newF1[i] = stats.ClassificationMetrics(yNew, classify.Predict(p), k, nil)[stats.MacroAverageF1Score]
-						oracle = max(oracle, newF1[i])
-					}
+					ms := measureClassSession(t, label, all, xNew, yNew, id)
+					results, best, scores, newF1 := ms.results, ms.best, ms.scores, ms.newF1
+					repeats = ms.repeats
+					elapsed += ms.elapsed
+					oracle := maxF(newF1)
 					cvBest := 0
 					for i, s := range scores {
 						if s.Mean > scores[cvBest].Mean {
@@ -292,6 +260,140 @@ func TestMeasureCVClassChampion(t *testing.T) {
 				t.Logf("%s: %v per session", label, elapsed/time.Duration(len(ids)))
 			})
 		}
+	}
+}
+
+// measuredClassSession is one session of a classification measurement:
+// the contest's test results, its champion, the cross-validation scores,
+// every contestant's macro-F1 on the new rows when refitted on all the
+// session's rows (as the saved model is), the repetitions and the
+// contest's time.
+type measuredClassSession struct {
+	results []contest.Result[classificationFit]
+	best    int
+	scores  []contest.CVScore
+	newF1   []float64
+	repeats int
+	elapsed time.Duration
+}
+
+// measureClassSession runs session id on the rows of all (balanced) as
+// runClassification does on numeric columns: the stratified split, the
+// line-up within budget, classificationContest with cvClassRepeats'
+// repetitions. It then refits every contestant on all of all's rows and
+// scores it on xNew, yNew. It fails the test when the contest does not
+// cross-validate or a contestant fails.
+func measureClassSession(t *testing.T, label string, all classify.Data, xNew *mat.Dense, yNew []int, id string) measuredClassSession {
+	t.Helper()
+	workers := runtime.GOMAXPROCS(0)
+	xs, ys, k := all.X, all.Y, all.K
+	_, d := xs.Dims()
+	seed := sessionSeed(id)
+	trainPos, testPos := stratifiedSplit(seed, ys, k)
+	yTrain := pick(ys, trainPos)
+	train := classify.Data{X: denseRows(xs, trainPos), Y: yTrain, K: k, W: balanceWeights(yTrain, k)}
+	var algos []classify.Algorithm
+	for _, a := range classify.Algorithms() {
+		if outOfBudget(a.Key(), len(trainPos), len(testPos), d) == "" {
+			algos = append(algos, a)
+		}
+	}
+	out := measuredClassSession{repeats: cvClassRepeats(len(trainPos), d, k)}
+	start := time.Now()
+	var err error
+	out.results, out.best, out.scores, err = classificationContest(t.Context(), algos, train, denseRows(xs, testPos), pick(ys, testPos), seed, workers, out.repeats, func(int) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.elapsed = time.Since(start)
+	if out.scores == nil {
+		t.Fatalf("%s: no cross-validation on %d training rows", label, len(trainPos))
+	}
+	out.newF1 = make([]float64, len(out.results))
+	for i, r := range out.results {
+		if r.Err != nil {
+			t.Fatalf("%s: %v", r.Key, r.Err)
+		}
+		m, err := r.Model.model.Refit(all, classify.Options{Seed: seed, Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := mat.NewDense(len(yNew), k, nil)
+		m.Proba(xNew, p)
+		out.newF1[i] = stats.ClassificationMetrics(yNew, classify.Predict(p), k, nil)[stats.MacroAverageF1Score]
+	}
+	return out
+}
+
+// TestMeasureCVClassMargins measures the classification champion rule
+// as the classification workload of bench/ does (issue 14), gated by
+// VATIC_CV_MEASURE: 5 × repeated stratified 5-fold outer folds of iris,
+// wine and breast_cancer, two sessions (ids) on each outer training part
+// (measureClassSession: the saved model refitted on the part, scored on
+// the outer test rows). It logs, per set, each contestant's mean outer
+// macro-F1 and mean cross-validated macro-F1, the fraction of sessions
+// in which each beats the first contestant's cross-validated mean, and
+// the champion's mean outer macro-F1 under the rule with margins of 0 to
+// 3 paired standard errors (contest.ChampionCVWithin; cvClassSEs is in
+// force) with the champions each picks (about 2 min on a loaded
+// two-core machine; -run TestMeasureCVClassMargins/wine picks a set):
+//
+//	VATIC_CV_MEASURE=1 go test -tags 'duckdb_arrow assert' -run TestMeasureCVClassMargins -v -timeout 60m ./engine/
+func TestMeasureCVClassMargins(t *testing.T) {
+	if os.Getenv("VATIC_CV_MEASURE") == "" {
+		t.Skip("set VATIC_CV_MEASURE to measure the champion rules")
+	}
+	margins := []float64{0, 0.5, 1, 1.5, 2, 3}
+	for _, name := range []string{"wine", "iris", "breast_cancer"} {
+		t.Run(name, func(t *testing.T) {
+			x, y, k := measureClassCSV(t, "../stats/classify/testdata/"+name+".csv")
+			outer, err := contest.RepeatedStratifiedKFold(y, k, 5, 5, stats.Rand(7, "cv-measure/outer"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var keys []string
+			var newF1, cvMean, cvWins [][]float64 // per contestant, per session
+			chosen := make([][]float64, len(margins))
+			wins := make([]map[string]int, len(margins))
+			for i := range wins {
+				wins[i] = map[string]int{}
+			}
+			for fi, of := range outer {
+				ys := pick(y, of.Train)
+				all := classify.Data{X: denseRows(x, of.Train), Y: ys, K: k, W: balanceWeights(ys, k)}
+				for si := range 2 {
+					id := uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "vatic/cv-margins/%s/%d/%d", name, fi, si)).String()
+					ms := measureClassSession(t, name, all, denseRows(x, of.Test), pick(y, of.Test), id)
+					if keys == nil {
+						for _, r := range ms.results {
+							keys = append(keys, r.Key)
+						}
+						newF1, cvMean, cvWins = make([][]float64, len(keys)), make([][]float64, len(keys)), make([][]float64, len(keys))
+					}
+					for i := range keys {
+						newF1[i] = append(newF1[i], ms.newF1[i])
+						cvMean[i] = append(cvMean[i], ms.scores[i].Mean)
+						win := 0.0
+						if ms.scores[i].Mean > ms.scores[0].Mean {
+							win = 1
+						}
+						cvWins[i] = append(cvWins[i], win)
+					}
+					for mi, m := range margins {
+						b := contest.ChampionCVWithin(ms.scores, true, m)
+						chosen[mi] = append(chosen[mi], ms.newF1[b])
+						wins[mi][keys[b]]++
+					}
+				}
+			}
+			for i, key := range keys {
+				t.Logf("%s %-30s outer macro-F1 %.4f  cross-validated %.4f  beats %s's cv mean in %.0f%% of sessions",
+					name, key, meanF(newF1[i]), meanF(cvMean[i]), keys[0], 100*meanF(cvWins[i]))
+			}
+			for mi, m := range margins {
+				t.Logf("%s margin %.1f SE: champion outer macro-F1 %.4f, champions %v", name, m, meanF(chosen[mi]), wins[mi])
+			}
+		})
 	}
 }
 
