@@ -153,3 +153,25 @@ func allWords(n int) []int {
 	}
 	return out
 }
+
+// WordDims are the rows, dense columns and word columns of a family's
+// training set: a dense block x (nil or empty when there is none) and the
+// words (nil when there are none).
+func WordDims(x *mat.Dense, words *CSR) (rows, dense, wordCols int) {
+	if x != nil && !x.IsEmpty() {
+		rows, dense = x.Dims()
+	}
+	if words != nil {
+		rows, wordCols = words.Rows, words.Cols
+	}
+	return rows, dense, wordCols
+}
+
+// JoinWords is a training set's dense block x (nil or empty when there is
+// none) and words as one SparseMatrix; x is not copied.
+func JoinWords(x *mat.Dense, words *CSR) *SparseMatrix {
+	if _, dense, _ := WordDims(x, words); dense == 0 {
+		x = nil
+	}
+	return NewSparseMatrix(x, words)
+}

@@ -68,33 +68,13 @@ type Data struct {
 }
 
 // rows is the number of rows of d.
-func (d Data) rows() int {
-	if d.Words != nil {
-		return d.Words.Rows
-	}
-	if d.X == nil || d.X.IsEmpty() {
-		return 0
-	}
-	r, _ := d.X.Dims()
-	return r
-}
+func (d Data) rows() int { r, _, _ := stats.WordDims(d.X, d.Words); return r }
 
 // denseCols is the number of X's columns.
-func (d Data) denseCols() int {
-	if d.X == nil || d.X.IsEmpty() {
-		return 0
-	}
-	_, c := d.X.Dims()
-	return c
-}
+func (d Data) denseCols() int { _, c, _ := stats.WordDims(d.X, d.Words); return c }
 
 // wordCols is the number of word columns.
-func (d Data) wordCols() int {
-	if d.Words == nil {
-		return 0
-	}
-	return d.Words.Cols
-}
+func (d Data) wordCols() int { _, _, w := stats.WordDims(d.X, d.Words); return w }
 
 // row returns row i of d: X's own row without words, else the row
 // written into buf (one entry per column).
@@ -119,13 +99,7 @@ func (d Data) matrix() mat.Matrix {
 func AsMatrix(d Data) *stats.SparseMatrix { return d.sparse() }
 
 // sparse is d's rows as a stats.SparseMatrix.
-func (d Data) sparse() *stats.SparseMatrix {
-	var x *mat.Dense
-	if d.denseCols() > 0 {
-		x = d.X
-	}
-	return stats.NewSparseMatrix(x, d.Words)
-}
+func (d Data) sparse() *stats.SparseMatrix { return stats.JoinWords(d.X, d.Words) }
 
 // AsData is the training set of x's rows: its dense block as X and its
 // words, if any, as Words. With words, the fits given the returned Data

@@ -48,42 +48,16 @@ type Data struct {
 }
 
 // rows is the number of rows of d.
-func (d Data) rows() int {
-	if d.Words != nil {
-		return d.Words.Rows
-	}
-	if d.X == nil || d.X.IsEmpty() {
-		return 0
-	}
-	r, _ := d.X.Dims()
-	return r
-}
+func (d Data) rows() int { r, _, _ := stats.WordDims(d.X, d.Words); return r }
 
 // denseCols is the number of X's columns.
-func (d Data) denseCols() int {
-	if d.X == nil || d.X.IsEmpty() {
-		return 0
-	}
-	_, c := d.X.Dims()
-	return c
-}
+func (d Data) denseCols() int { _, c, _ := stats.WordDims(d.X, d.Words); return c }
 
 // wordCols is the number of word columns.
-func (d Data) wordCols() int {
-	if d.Words == nil {
-		return 0
-	}
-	return d.Words.Cols
-}
+func (d Data) wordCols() int { _, _, w := stats.WordDims(d.X, d.Words); return w }
 
 // sparse is d's rows as a stats.SparseMatrix.
-func (d Data) sparse() *stats.SparseMatrix {
-	var x *mat.Dense
-	if d.denseCols() > 0 {
-		x = d.X
-	}
-	return stats.NewSparseMatrix(x, d.Words)
-}
+func (d Data) sparse() *stats.SparseMatrix { return stats.JoinWords(d.X, d.Words) }
 
 // AsMatrix is d's rows as one matrix (X and Words), for row selection
 // and Predict; X itself is its dense block, not a copy.
