@@ -175,3 +175,20 @@ func JoinWords(x *mat.Dense, words *CSR) *SparseMatrix {
 	}
 	return NewSparseMatrix(x, words)
 }
+
+// TrainingBlocks splits a family's training matrix into its dense block
+// and words: a *mat.Dense is the dense block itself, a *SparseMatrix its
+// two blocks, with a WordBlock the fits of the same rows share when it has
+// words (nil otherwise), anything else a dense copy.
+func TrainingBlocks(x mat.Matrix) (*mat.Dense, *CSR, *WordBlock) {
+	switch x := x.(type) {
+	case *mat.Dense:
+		return x, nil, nil
+	case *SparseMatrix:
+		if x.Words == nil {
+			return x.Dense, nil, nil
+		}
+		return x.Dense, x.Words, &WordBlock{}
+	}
+	return mat.DenseCopyOf(x), nil, nil
+}

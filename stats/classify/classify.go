@@ -108,17 +108,7 @@ func (d Data) sparse() *stats.SparseMatrix { return stats.JoinWords(d.X, d.Words
 // session's contestants fit side by side on the same rows.
 func AsData(x mat.Matrix, y []int, k int, w []float64) Data {
 	d := Data{Y: y, K: k, W: w}
-	switch x := x.(type) {
-	case *mat.Dense:
-		d.X = x
-	case *stats.SparseMatrix:
-		d.X, d.Words = x.Dense, x.Words
-		if d.Words != nil {
-			d.block = &stats.WordBlock{}
-		}
-	default:
-		d.X = mat.DenseCopyOf(x)
-	}
+	d.X, d.Words, d.block = stats.TrainingBlocks(x)
 	return d
 }
 

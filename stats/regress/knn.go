@@ -143,16 +143,22 @@ func knnFoldMSE(x *mat.Dense, y []float64, fold []int, f int, cands []knnCandida
 		}
 		sse[c] = s
 	})
-	mse := make([]float64, len(cands))
-	for _, s := range sse {
-		for ci, v := range s {
-			mse[ci] += v
+	return meanOfChunks(sse, len(cands), len(yva))
+}
+
+// meanOfChunks sums the per-chunk squared-error sums of m candidates
+// and divides them by the n rows: each candidate's mean squared error.
+func meanOfChunks(chunks [][]float64, m, n int) []float64 {
+	out := make([]float64, m)
+	for _, s := range chunks {
+		for j, v := range s {
+			out[j] += v
 		}
 	}
-	for ci := range mse {
-		mse[ci] /= float64(len(yva))
+	for j := range out {
+		out[j] /= float64(n)
 	}
-	return mse
+	return out
 }
 
 // fitKNNAt builds the model for fixed k and weighting.

@@ -290,16 +290,7 @@ func (ge *gramEigen) looMSE(d Data, gr *stdGram, alphas []float64, workers int) 
 		}
 		sses[ch] = sse
 	})
-	out := make([]float64, len(alphas))
-	for _, sse := range sses {
-		for al, v := range sse {
-			out[al] += v
-		}
-	}
-	for al := range out {
-		out[al] /= float64(n)
-	}
-	return out
+	return meanOfChunks(sses, len(alphas), n)
 }
 
 // sparseDot writes b + x_i·coef into dst[i] for every row of x (a

@@ -69,17 +69,7 @@ func AsMatrix(d Data) *stats.SparseMatrix { return d.sparse() }
 // share one bounded dense block instead of building one each.
 func AsData(x mat.Matrix, y []float64) Data {
 	d := Data{Y: y}
-	switch x := x.(type) {
-	case *mat.Dense:
-		d.X = x
-	case *stats.SparseMatrix:
-		d.X, d.Words = x.Dense, x.Words
-		if d.Words != nil {
-			d.block = &stats.WordBlock{}
-		}
-	default:
-		d.X = mat.DenseCopyOf(x)
-	}
+	d.X, d.Words, d.block = stats.TrainingBlocks(x)
 	return d
 }
 
