@@ -56,7 +56,14 @@ func (e *Engine) waitSession(t *testing.T, id string) Session { return waitSessi
 
 func waitSessionB(t testing.TB, e *Engine, id string) Session {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
+	return waitSessionWithin(t, e, id, time.Minute)
+}
+
+// waitSessionWithin polls a session until it leaves requested and started,
+// failing the test after d.
+func waitSessionWithin(t testing.TB, e *Engine, id string, d time.Duration) Session {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
 		s, err := e.Session(t.Context(), id)
 		if err != nil {
