@@ -44,6 +44,13 @@ func Leaf(t []Node, x []float64) float64 { return t[Find(t, x)].V }
 // per row.
 const block = 256
 
+// rowTo is a matrix that writes a whole row at once, as
+// *stats.SparseMatrix does from its dense block and its words' non-zeros
+// (At would search the words of a row once per column).
+type rowTo interface {
+	RowTo(i int, dst []float64)
+}
+
 // Blocks copies the rows of x into row-major blocks of at most 256 rows
 // and calls f with the first row's index and the block (rows × d). It
 // panics when x does not have d columns, a programmer error.
@@ -53,6 +60,7 @@ func Blocks(x mat.Matrix, d int, f func(lo int, rows []float64)) {
 		panic(fmt.Sprintf("tree: predict with %d columns, model has %d", c, d))
 	}
 	buf := make([]float64, min(r, block)*d)
+	rt, _ := x.(rowTo)
 	for lo := 0; lo < r; lo += block {
 		hi := min(lo+block, r)
 		rows := buf[:(hi-lo)*d]
@@ -60,6 +68,8 @@ func Blocks(x mat.Matrix, d int, f func(lo int, rows []float64)) {
 			row := rows[(i-lo)*d : (i-lo+1)*d]
 			if raw, ok := x.(*mat.Dense); ok {
 				copy(row, raw.RawRowView(i))
+			} else if rt != nil {
+				rt.RowTo(i, row)
 			} else {
 				for j := range row {
 					row[j] = x.At(i, j)
