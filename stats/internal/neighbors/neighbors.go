@@ -1,7 +1,7 @@
 // Package neighbors answers k-nearest-neighbour queries over a fixed set of
 // points in Euclidean space, for the k-NN models of stats/regress and
-// stats/classify. It is pure numerics (gonum only) and imports nothing
-// else of the module.
+// stats/classify. It is numerics over gonum; WordIndex (words.go) reads
+// the words as a stats.CSR, its only import from the module.
 //
 // Neighbours are ranked by (squared distance, row index), so ties break
 // the same way whether the search is brute force (up to BruteMaxRows
@@ -127,6 +127,11 @@ type Searcher struct {
 	out    []Neighbor
 	keeper keeper
 	query  point
+	// WordIndex.Search's: the approximate distances, the k best upper
+	// bounds and the scaled query words.
+	acc, ub []float64
+	qc      []int32
+	qv      []float64
 }
 
 // Search returns the min(k, Len) points nearest to q (dim coordinates)
