@@ -150,7 +150,7 @@ func knnFoldPredict(d Data, fold []int, f int, cands []knnCandidate, workers int
 		votes := make([]float64, d.K)
 		var sr neighbors.Searcher
 		for _, i := range rows[ch*knnChunkRows : min(len(rows), (ch+1)*knnChunkRows)] {
-			row, wc, wv := knnRow(d, i)
+			row, wc, wv := neighbors.RowOf(d.X, d.Words, i)
 			nb := m.search(row, wc, wv, q, kmax, &sr)
 			for ci, cand := range cands {
 				m.vote(nb[:min(cand.k, len(nb))], cand.distance, votes)
@@ -201,35 +201,14 @@ type KNNModel struct {
 func newKNNModel(d Data, k int, distance bool) *KNNModel {
 	m := &KNNModel{k: k, distance: distance, classes: d.K,
 		y: slices.Clone(d.Y), w: slices.Clone(weightsOf(d))}
+	var rows []float64
+	m.st, m.cols, rows = scale.Points(d.X)
 	if d.Words == nil {
-		n, _ := d.X.Dims()
-		m.st = scale.New(d.X)
-		m.cols = m.st.Varying()
-		m.index = neighbors.New(m.st.ProjectRows(d.X, m.cols), n, len(m.cols))
-		return m
+		m.index = neighbors.New(rows, d.rows(), len(m.cols))
+	} else {
+		m.words = neighbors.NewWordIndex(rows, d.rows(), len(m.cols), d.Words)
 	}
-	var dense []float64
-	if d.denseCols() > 0 {
-		m.st = scale.New(d.X)
-		m.cols = m.st.Varying()
-		dense = m.st.ProjectRows(d.X, m.cols)
-	}
-	m.words = neighbors.NewWordIndex(dense, d.rows(), len(m.cols), d.Words)
 	return m
-}
-
-// knnRow is row i of d: X's row (nil when X has no columns) and its
-// words' non-zeros (none without words).
-func knnRow(d Data, i int) ([]float64, []int32, []float64) {
-	var row []float64
-	if d.denseCols() > 0 {
-		row = d.X.RawRowView(i)
-	}
-	if d.Words == nil {
-		return row, nil, nil
-	}
-	wc, wv := d.Words.Row(i)
-	return row, wc, wv
 }
 
 // search returns the k training rows nearest to the row of dense columns
@@ -360,12 +339,11 @@ func unmarshalKNN(data []byte) (Model, error) {
 	if len(data) < 1 || (data[0] != knnWire && data[0] != knnWireWords) {
 		return nil, fmt.Errorf("%w (knn version)", errPayload)
 	}
-	var sd []float64
-	var words *stats.CSR
+	var saved *neighbors.SavedWords // nil without words
 	rest := data[1:]
 	if data[0] == knnWireWords {
 		var err error
-		if sd, words, rest, err = neighbors.ReadWords(rest); err != nil {
+		if saved, rest, err = neighbors.ReadWords(rest); err != nil {
 			return nil, fmt.Errorf("%w (knn words: %v)", errPayload, err)
 		}
 	}
@@ -383,12 +361,8 @@ func unmarshalKNN(data []byte) (Model, error) {
 	if m.k < 1 || m.classes < 2 || n < 1 || len(m.w) != n || len(m.st.SD) != len(m.st.Mean) || len(rows) != n*dim {
 		return nil, fmt.Errorf("%w (knn shape)", errPayload)
 	}
-	if words == nil {
-		m.index = neighbors.New(rows, n, dim)
-		return m, nil
-	}
 	var err error
-	if m.words, err = neighbors.DecodeWordIndex(rows, n, dim, sd, words); err != nil {
+	if m.index, m.words, err = saved.Build(rows, n, dim); err != nil {
 		return nil, fmt.Errorf("%w (knn words: %v)", errPayload, err)
 	}
 	return m, nil

@@ -165,7 +165,7 @@ func knnFoldMSE(d Data, fold []int, f int, cands []knnCandidate, workers int) []
 		q := make([]float64, len(m.cols))
 		var sr neighbors.Searcher
 		for i := c * knnChunkRows; i < min(len(yva), (c+1)*knnChunkRows); i++ {
-			row, wc, wv := knnRow(valid, i)
+			row, wc, wv := neighbors.RowOf(valid.X, valid.Words, i)
 			nb := m.search(row, wc, wv, q, kmax, &sr)
 			for ci, cand := range cands {
 				e := yva[i] - knnAverage(nb[:min(cand.k, len(nb))], m.y, cand.distance)
@@ -218,35 +218,14 @@ type KNNModel struct {
 
 func newKNNModel(d Data, k int, distance bool) *KNNModel {
 	m := &KNNModel{k: k, distance: distance, y: slices.Clone(d.Y)}
+	var rows []float64
+	m.st, m.cols, rows = scale.Points(d.X)
 	if d.Words == nil {
-		n, _ := d.X.Dims()
-		m.st = scale.New(d.X)
-		m.cols = m.st.Varying()
-		m.index = neighbors.New(m.st.ProjectRows(d.X, m.cols), n, len(m.cols))
-		return m
+		m.index = neighbors.New(rows, d.rows(), len(m.cols))
+	} else {
+		m.words = neighbors.NewWordIndex(rows, d.rows(), len(m.cols), d.Words)
 	}
-	var dense []float64
-	if d.denseCols() > 0 {
-		m.st = scale.New(d.X)
-		m.cols = m.st.Varying()
-		dense = m.st.ProjectRows(d.X, m.cols)
-	}
-	m.words = neighbors.NewWordIndex(dense, d.rows(), len(m.cols), d.Words)
 	return m
-}
-
-// knnRow is row i of d: X's row (nil when X has no columns) and its
-// words' non-zeros (none without words).
-func knnRow(d Data, i int) ([]float64, []int32, []float64) {
-	var row []float64
-	if d.denseCols() > 0 {
-		row = d.X.RawRowView(i)
-	}
-	if d.Words == nil {
-		return row, nil, nil
-	}
-	wc, wv := d.Words.Row(i)
-	return row, wc, wv
 }
 
 // search returns the k training rows nearest to the row of dense columns
@@ -342,12 +321,11 @@ func unmarshalKNN(data []byte) (Model, error) {
 	if len(data) < 1 || (data[0] != knnWireVersion && data[0] != knnWireWords) {
 		return nil, fmt.Errorf("%w (knn version)", errWirePayload)
 	}
-	var sd []float64
-	var words *stats.CSR
+	var saved *neighbors.SavedWords // nil without words
 	rest := data[1:]
 	if data[0] == knnWireWords {
 		var err error
-		if sd, words, rest, err = neighbors.ReadWords(rest); err != nil {
+		if saved, rest, err = neighbors.ReadWords(rest); err != nil {
 			return nil, fmt.Errorf("%w (knn words: %v)", errWirePayload, err)
 		}
 	}
@@ -364,12 +342,8 @@ func unmarshalKNN(data []byte) (Model, error) {
 	if m.k < 1 || n < 1 || len(m.st.SD) != len(m.st.Mean) || len(rows) != n*dim {
 		return nil, fmt.Errorf("%w (knn shape)", errWirePayload)
 	}
-	if words == nil {
-		m.index = neighbors.New(rows, n, dim)
-		return m, nil
-	}
 	var err error
-	if m.words, err = neighbors.DecodeWordIndex(rows, n, dim, sd, words); err != nil {
+	if m.index, m.words, err = saved.Build(rows, n, dim); err != nil {
 		return nil, fmt.Errorf("%w (knn words: %v)", errWirePayload, err)
 	}
 	return m, nil

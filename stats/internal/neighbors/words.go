@@ -184,28 +184,17 @@ func (ix *WordIndex) Search(qd []float64, qc []int32, qv []float64, k int, sr *S
 		}
 	}
 	// Pass 1: the approximate distance of every point into acc, and the
-	// k smallest upper bounds on the exact ones in ub (ascending).
+	// k smallest upper bounds on the exact ones in ub (D2 ascending).
 	ub := sr.ub[:0]
 	dim := ix.dim
 	for i := range ix.n {
 		dd := Dist2(qd, ix.dense[i*dim:(i+1)*dim])
 		a := dd + max(0, qq+ix.norm2[i]-2*acc[i])
 		acc[i] = a
-		u := a + wordTol*(dd+qq+ix.norm2[i])
-		if len(ub) == k {
-			if u >= ub[k-1] {
-				continue
-			}
-			ub = ub[:k-1]
-		}
-		pos := len(ub)
-		for pos > 0 && ub[pos-1] > u {
-			pos--
-		}
-		ub = slices.Insert(ub, pos, u)
+		ub = keepBest(ub, k, Neighbor{a + wordTol*(dd+qq+ix.norm2[i]), i})
 	}
 	sr.ub = ub
-	bound := ub[k-1]
+	bound := ub[k-1].D2
 	// Pass 2: exact distances of the points that may rank among the k
 	// best, ranked by (distance, row) as Index.Search does.
 	for i := range ix.n {
@@ -213,18 +202,7 @@ func (ix *WordIndex) Search(qd []float64, qc []int32, qv []float64, k int, sr *S
 		if a-wordTol*(a+qq+ix.norm2[i]) > bound { // a ≥ the dense part
 			continue
 		}
-		d2 := ix.exact(qd, sr.qc, sr.qv, i)
-		if len(out) == k {
-			if d2 >= out[k-1].D2 {
-				continue
-			}
-			out = out[:k-1]
-		}
-		pos := len(out)
-		for pos > 0 && out[pos-1].D2 > d2 {
-			pos--
-		}
-		out = slices.Insert(out, pos, Neighbor{d2, i})
+		out = keepBest(out, k, Neighbor{ix.exact(qd, sr.qc, sr.qv, i), i})
 	}
 	sr.out = out
 	return out
@@ -322,11 +300,31 @@ func (ix *WordIndex) AppendBinary(b []byte) []byte {
 	return b
 }
 
-// ReadWords decodes AppendBinary's bytes at the start of b: the standard
-// deviations and the scaled words (for DecodeWordIndex, which checks
-// them), and the bytes after them. Truncated or absurd counts are
-// errWordIndex, never a panic or a huge allocation.
-func ReadWords(b []byte) (sd []float64, words *stats.CSR, rest []byte, err error) {
+// SavedWords are a saved index's words as ReadWords decodes them, to
+// build the index with once the model's dense rows are read.
+type SavedWords struct {
+	sd    []float64
+	words *stats.CSR
+}
+
+// Build returns the index over the dense rows (n×dim) and the saved
+// words (DecodeWordIndex, which checks them); a nil s (a model without
+// words) gives an Index instead.
+func (s *SavedWords) Build(rows []float64, n, dim int) (*Index, *WordIndex, error) {
+	if s == nil {
+		return New(rows, n, dim), nil, nil
+	}
+	wix, err := DecodeWordIndex(rows, n, dim, s.sd, s.words)
+	return nil, wix, err
+}
+
+// ReadWords decodes AppendBinary's bytes at the start of b: the saved
+// words (checked by SavedWords.Build), and the bytes after them.
+// Truncated or absurd counts are errWordIndex, never a panic or a huge
+// allocation.
+func ReadWords(b []byte) (*SavedWords, []byte, error) {
+	var sd []float64
+	var words *stats.CSR
 	u64 := func() (uint64, bool) {
 		if len(b) < 8 {
 			return 0, false
@@ -337,7 +335,7 @@ func ReadWords(b []byte) (sd []float64, words *stats.CSR, rest []byte, err error
 	}
 	cols, ok := u64()
 	if !ok || cols > uint64(len(b))/8 {
-		return nil, nil, nil, errWordIndex
+		return nil, nil, errWordIndex
 	}
 	sd = make([]float64, cols)
 	for j := range sd {
@@ -346,19 +344,19 @@ func ReadWords(b []byte) (sd []float64, words *stats.CSR, rest []byte, err error
 	}
 	rows, ok := u64()
 	if !ok || rows > uint64(len(b))/8 {
-		return nil, nil, nil, errWordIndex
+		return nil, nil, errWordIndex
 	}
 	words = &stats.CSR{Rows: int(rows), Cols: int(cols), Indptr: make([]int, rows+1)}
 	for i := range int(rows) {
 		v, _ := u64()
 		if v > uint64(len(b))/12 || v < uint64(words.Indptr[i]) {
-			return nil, nil, nil, errWordIndex
+			return nil, nil, errWordIndex
 		}
 		words.Indptr[i+1] = int(v)
 	}
 	nnz := words.Indptr[rows]
 	if len(b) < 12*nnz {
-		return nil, nil, nil, errWordIndex
+		return nil, nil, errWordIndex
 	}
 	words.Indices = make([]int32, nnz)
 	for k := range words.Indices {
@@ -370,5 +368,18 @@ func ReadWords(b []byte) (sd []float64, words *stats.CSR, rest []byte, err error
 		v, _ := u64()
 		words.Data[k] = math.Float64frombits(v)
 	}
-	return sd, words, b, nil
+	return &SavedWords{sd: sd, words: words}, b, nil
+}
+
+// RowOf is row i of a training set of dense columns x (nil or empty for
+// none) and words (nil for none): x's row (nil without columns) and the
+// words' non-zeros (none without words).
+func RowOf(x *mat.Dense, words *stats.CSR, i int) (row []float64, wc []int32, wv []float64) {
+	if x != nil && !x.IsEmpty() {
+		row = x.RawRowView(i)
+	}
+	if words != nil {
+		wc, wv = words.Row(i)
+	}
+	return row, wc, wv
 }
