@@ -3,10 +3,8 @@ package regress_test
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"runtime"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -15,110 +13,27 @@ import (
 
 	"github.com/vaticml/vatic/stats"
 	"github.com/vaticml/vatic/stats/classify"
+	"github.com/vaticml/vatic/stats/internal/wordsim"
 	"github.com/vaticml/vatic/stats/regress"
 )
-
-// knnText is a synthetic text training set at scale (issue 16): rows of 3
-// dense columns and 1 000 words, about 30 tokens a row drawn half from a
-// global Zipf vocabulary and half from a Zipf over the row's topic's own
-// ordering of it, the words' values TF-IDF (log idf + 1) over the rows,
-// each row L2-normalised, so values lie in (0, 1]. The class is the
-// topic (one in ten relabelled at random); the regression target a topic
-// effect plus the first dense column plus noise.
-type knnText struct {
-	x     *mat.Dense
-	words *stats.CSR
-	class []int
-	y     []float64
-}
-
-const knnTextTopics = 4
-
-func newKNNText(n, vocab, tokens int, seed uint64) knnText {
-	rng := rand.New(rand.NewPCG(seed, 17))
-	zipf := rand.NewZipf(rng, 1.1, 2, uint64(vocab-1))
-	perm := make([][]int, knnTextTopics)
-	for c := range perm {
-		perm[c] = rng.Perm(vocab)
-	}
-	effect := []float64{-3, -1, 1, 3}
-	d := knnText{x: mat.NewDense(n, 3, nil), class: make([]int, n), y: make([]float64, n)}
-	counts := make([]map[int32]float64, n)
-	df := make([]float64, vocab)
-	for i := range n {
-		c := rng.IntN(knnTextTopics)
-		d.x.Set(i, 0, 0.5*float64(c)+rng.NormFloat64())
-		d.x.Set(i, 1, rng.NormFloat64())
-		d.x.Set(i, 2, 100+10*rng.NormFloat64())
-		d.y[i] = effect[c] + d.x.At(i, 0) + rng.NormFloat64()
-		d.class[i] = c
-		if rng.Float64() < 0.1 {
-			d.class[i] = rng.IntN(knnTextTopics)
-		}
-		m := map[int32]float64{}
-		for range tokens {
-			w := int(zipf.Uint64())
-			if rng.Float64() < 0.5 {
-				w = perm[c][w]
-			}
-			if m[int32(w)] == 0 {
-				df[w]++
-			}
-			m[int32(w)]++
-		}
-		counts[i] = m
-	}
-	d.words = stats.NewCSR(n, vocab, n*tokens)
-	var cols []int32
-	var vals []float64
-	for i := range n {
-		cols = cols[:0]
-		for w := range counts[i] {
-			cols = append(cols, w)
-		}
-		slices.Sort(cols)
-		vals = vals[:0]
-		var ss float64
-		for _, w := range cols {
-			v := counts[i][w] * (math.Log(float64(n)/df[w]) + 1)
-			vals = append(vals, v)
-			ss += v * v
-		}
-		for t := range vals {
-			vals[t] /= math.Sqrt(ss)
-		}
-		d.words.AppendRow(cols, vals)
-	}
-	return d
-}
-
-// rows is the given rows of d.
-func (d knnText) rows(r []int) knnText {
-	s := stats.NewSparseMatrix(d.x, d.words).SelectRows(r)
-	out := knnText{x: s.Dense, words: s.Words}
-	for _, i := range r {
-		out.class, out.y = append(out.class, d.class[i]), append(out.y, d.y[i])
-	}
-	return out
-}
 
 // importance is each word's summed |correlation| with the class
 // indicators and the target, the stand-in for the session's word
 // importance that picks the bounded block's words (old models).
-func (d knnText) importance() []float64 {
-	n := float64(d.words.Rows)
-	targets := make([][]float64, knnTextTopics+1)
-	for c := range knnTextTopics {
-		targets[c] = make([]float64, d.words.Rows)
-		for i, k := range d.class {
+func knnImportance(d wordsim.Set) []float64 {
+	n := float64(d.Words.Rows)
+	targets := make([][]float64, d.K+1)
+	for c := range d.K {
+		targets[c] = make([]float64, d.Words.Rows)
+		for i, k := range d.Class {
 			if k == c {
 				targets[c][i] = 1
 			}
 		}
 	}
-	targets[knnTextTopics] = d.y
-	_, sd := d.words.ColumnMeanSD()
-	imp := make([]float64, d.words.Cols)
+	targets[d.K] = d.Y
+	_, sd := d.Words.ColumnMeanSD()
+	imp := make([]float64, d.Words.Cols)
 	for _, t := range targets {
 		var tm, ts float64
 		for _, v := range t {
@@ -129,9 +44,9 @@ func (d knnText) importance() []float64 {
 			ts += (v - tm) * (v - tm)
 		}
 		ts = math.Sqrt(ts / (n - 1))
-		cov := make([]float64, d.words.Cols)
-		for i := range d.words.Rows {
-			c, v := d.words.Row(i)
+		cov := make([]float64, d.Words.Cols)
+		for i := range d.Words.Rows {
+			c, v := d.Words.Row(i)
 			for k, j := range c {
 				cov[j] += v[k] * (t[i] - tm)
 			}
@@ -145,34 +60,31 @@ func (d knnText) importance() []float64 {
 	return imp
 }
 
-// TestKNNTextScale fits both k-NN families on VATIC_KNN_SCALE training
-// rows of knnText and predicts VATIC_KNN_PREDICT held-out rows (default
-// 2 000) on 2 workers, logging fit and predict time, bytes allocated,
-// model bytes and held-out macro-F1 / RMSE. It is a measurement, not a
-// check: skipped unless VATIC_KNN_SCALE is set. Run the same test
-// binary source against the bounded path (main) and the sparse one.
+// TestKNNTextScale fits both k-NN families on wordsim.Bench's training
+// rows (VATIC_BENCH_WORDS_ROWS, default 80 000: 3 dense columns and
+// 1 000 Zipf words, about 30 draws a row) and predicts the first
+// VATIC_KNN_PREDICT of its test rows (default all, a quarter as many) on
+// 2 workers, logging fit and predict time, bytes allocated, model bytes
+// and held-out macro-F1 (4 classes) / RMSE. The word importance (which
+// only the old bounded models read) is each word's summed |correlation|
+// with the targets. It is a measurement, not a check: skipped unless
+// VATIC_KNN_SCALE is set; VATIC_KNN_FAMILY (classify or regress) runs
+// one family. Build it against the bounded path (main) and the sparse one
+// and run the two binaries alternately.
 func TestKNNTextScale(t *testing.T) {
-	n, err := strconv.Atoi(os.Getenv("VATIC_KNN_SCALE"))
-	if err != nil {
+	if os.Getenv("VATIC_KNN_SCALE") == "" {
 		t.Skip("VATIC_KNN_SCALE unset: the k-NN text scale measurement is skipped")
 	}
-	nPred := 2000
-	if v, err := strconv.Atoi(os.Getenv("VATIC_KNN_PREDICT")); err == nil {
+	train, test := wordsim.Bench(4)
+	n := train.Words.Rows
+	nPred := test.Words.Rows
+	if v, err := strconv.Atoi(os.Getenv("VATIC_KNN_PREDICT")); err == nil && v < nPred {
 		nPred = v
+		test = test.Rows(0, v)
 	}
-	all := newKNNText(n+nPred, 1000, 30, 1)
-	tr, te := make([]int, n), make([]int, nPred)
-	for i := range tr {
-		tr[i] = i
-	}
-	for i := range te {
-		te[i] = n + i
-	}
-	train, test := all.rows(tr), all.rows(te)
-	all = knnText{}
-	imp := train.importance()
-	xt := stats.NewSparseMatrix(test.x, test.words)
-	t.Logf("train %d rows, %d word non-zeros (%.1f a row); predict %d rows", n, train.words.NNZ(), float64(train.words.NNZ())/float64(n), nPred)
+	imp := knnImportance(train)
+	xt := test.Matrix()
+	t.Logf("train %d rows, %d word non-zeros (%.1f a row); predict %d rows", n, train.Words.NNZ(), float64(train.Words.NNZ())/float64(n), nPred)
 	family := os.Getenv("VATIC_KNN_FAMILY")
 	measure := func(name string, fit func() (any, error), predict func(m any) string) {
 		runtime.GC()
@@ -203,20 +115,20 @@ func TestKNNTextScale(t *testing.T) {
 	}
 	if family == "" || family == "classify" {
 		measure("classify knn", func() (any, error) {
-			return classify.KNN{}.Fit(classify.Data{X: train.x, Words: train.words, WordImportance: imp, Y: train.class, K: knnTextTopics}, classify.Options{Seed: 1, Workers: 2})
+			return classify.KNN{}.Fit(classify.Data{X: train.Dense, Words: train.Words, WordImportance: imp, Y: train.Class, K: train.K}, classify.Options{Seed: 1, Workers: 2})
 		}, func(m any) string {
-			p := mat.NewDense(nPred, knnTextTopics, nil)
+			p := mat.NewDense(nPred, train.K, nil)
 			parallelRows(nPred, func(lo, hi int) {
-				m.(classify.Model).Proba(xt.SelectRows(seq(lo, hi)), p.Slice(lo, hi, 0, knnTextTopics).(*mat.Dense))
+				m.(classify.Model).Proba(xt.SelectRows(seq(lo, hi)), p.Slice(lo, hi, 0, train.K).(*mat.Dense))
 			})
 			pred := classify.Predict(p)
-			f1 := stats.ClassificationMetrics(test.class, pred, knnTextTopics, nil)[stats.MacroAverageF1Score]
+			f1 := stats.ClassificationMetrics(test.Class, pred, train.K, nil)[stats.MacroAverageF1Score]
 			return fmt.Sprintf("held-out macro-F1 %.4f", f1)
 		})
 	}
 	if family == "" || family == "regress" {
 		measure("regress knn", func() (any, error) {
-			return regress.KNN{}.Fit(regress.Data{X: train.x, Words: train.words, WordImportance: imp, Y: train.y}, regress.Options{Seed: 1, Workers: 2})
+			return regress.KNN{}.Fit(regress.Data{X: train.Dense, Words: train.Words, WordImportance: imp, Y: train.Y}, regress.Options{Seed: 1, Workers: 2})
 		}, func(m any) string {
 			p := make([]float64, nPred)
 			parallelRows(nPred, func(lo, hi int) {
@@ -224,7 +136,7 @@ func TestKNNTextScale(t *testing.T) {
 			})
 			var se float64
 			for i, v := range p {
-				se += (v - test.y[i]) * (v - test.y[i])
+				se += (v - test.Y[i]) * (v - test.Y[i])
 			}
 			return fmt.Sprintf("held-out RMSE %.4f", math.Sqrt(se/float64(nPred)))
 		})
