@@ -303,19 +303,18 @@ func (m *KNNModel) Refit(d Data, _ Options) (Model, error) {
 }
 
 // MarshalBinary encodes the model, training rows included, for Unmarshal:
-// wire 1 without words; wire 2 with words, which adds the scaled
-// training words (the word columns' standard deviations, then the CSR's
-// column count, row pointers, column indices and values).
+// wire 1 without words; wire 2 with words, whose scaled training words
+// (neighbors.WordIndex.AppendBinary: the words' standard deviations and
+// CSR) come right after the version byte, before wire 1's fields.
 func (m *KNNModel) MarshalBinary() ([]byte, error) {
 	var rows []float64
-	var words *stats.CSR
 	if m.words != nil {
-		rows, words = m.words.Dense(), m.words.Words()
+		rows = m.words.Dense()
 	} else {
 		rows = m.index.Rows()
 	}
 	w := codec.Writer{B: make([]byte, 0, 64+8*(len(rows)+2*len(m.y)+2*len(m.st.Mean)))}
-	if words == nil {
+	if m.words == nil {
 		w.B = append(w.B, knnWire)
 	} else {
 		w.B = m.words.AppendBinary(append(w.B, knnWireWords))

@@ -290,7 +290,8 @@ func (m *KNNModel) Refit(d Data, _ Options) (Model, error) {
 
 // MarshalBinary encodes the model, training rows included, for Unmarshal:
 // wire 1 without words; wire 2 with words, whose scaled training words
-// (neighbors.WordIndex.AppendBinary) come right after the version byte.
+// (neighbors.WordIndex.AppendBinary: the words' standard deviations and
+// CSR) come right after the version byte, before wire 1's fields.
 func (m *KNNModel) MarshalBinary() ([]byte, error) {
 	var rows []float64
 	if m.words != nil {
