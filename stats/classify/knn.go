@@ -335,16 +335,9 @@ func (m *KNNModel) MarshalBinary() ([]byte, error) {
 }
 
 func unmarshalKNN(data []byte) (Model, error) {
-	if len(data) < 1 || (data[0] != knnWire && data[0] != knnWireWords) {
-		return nil, fmt.Errorf("%w (knn version)", errPayload)
-	}
-	var saved *neighbors.SavedWords // nil without words
-	rest := data[1:]
-	if data[0] == knnWireWords {
-		var err error
-		if saved, rest, err = neighbors.ReadWords(rest); err != nil {
-			return nil, fmt.Errorf("%w (knn words: %v)", errPayload, err)
-		}
+	saved, rest, err := neighbors.ReadPayload(data, knnWire, knnWireWords) // saved: nil without words
+	if err != nil {
+		return nil, fmt.Errorf("%w (knn: %v)", errPayload, err)
 	}
 	r := codec.NewReader(rest, errPayload)
 	m := &KNNModel{k: r.Int(math.MaxInt32), distance: r.Int(1) == 1, classes: r.Int(1 << 20)}
@@ -360,7 +353,6 @@ func unmarshalKNN(data []byte) (Model, error) {
 	if m.k < 1 || m.classes < 2 || n < 1 || len(m.w) != n || len(m.st.SD) != len(m.st.Mean) || len(rows) != n*dim {
 		return nil, fmt.Errorf("%w (knn shape)", errPayload)
 	}
-	var err error
 	if m.index, m.words, err = saved.Build(rows, n, dim); err != nil {
 		return nil, fmt.Errorf("%w (knn words: %v)", errPayload, err)
 	}

@@ -319,16 +319,9 @@ func (m *KNNModel) MarshalBinary() ([]byte, error) {
 }
 
 func unmarshalKNN(data []byte) (Model, error) {
-	if len(data) < 1 || (data[0] != knnWireVersion && data[0] != knnWireWords) {
-		return nil, fmt.Errorf("%w (knn version)", errWirePayload)
-	}
-	var saved *neighbors.SavedWords // nil without words
-	rest := data[1:]
-	if data[0] == knnWireWords {
-		var err error
-		if saved, rest, err = neighbors.ReadWords(rest); err != nil {
-			return nil, fmt.Errorf("%w (knn words: %v)", errWirePayload, err)
-		}
+	saved, rest, err := neighbors.ReadPayload(data, knnWireVersion, knnWireWords) // saved: nil without words
+	if err != nil {
+		return nil, fmt.Errorf("%w (knn: %v)", errWirePayload, err)
 	}
 	r := codec.NewReader(rest, errWirePayload)
 	m := &KNNModel{k: r.Int(math.MaxInt32), distance: r.Int(1) == 1}
@@ -343,7 +336,6 @@ func unmarshalKNN(data []byte) (Model, error) {
 	if m.k < 1 || n < 1 || len(m.st.SD) != len(m.st.Mean) || len(rows) != n*dim {
 		return nil, fmt.Errorf("%w (knn shape)", errWirePayload)
 	}
-	var err error
 	if m.index, m.words, err = saved.Build(rows, n, dim); err != nil {
 		return nil, fmt.Errorf("%w (knn words: %v)", errWirePayload, err)
 	}

@@ -318,6 +318,22 @@ func (s *SavedWords) Build(rows []float64, n, dim int) (*Index, *WordIndex, erro
 	return nil, wix, err
 }
 
+// errVersion reports a k-NN payload of an unknown version.
+var errVersion = errors.New("neighbors: unknown k-NN payload version")
+
+// ReadPayload splits a k-NN model's payload by its version byte: plain
+// (no words: nil SavedWords and the bytes after the version) or words
+// (ReadWords's part follows the version byte; the bytes after it).
+func ReadPayload(data []byte, plain, words byte) (*SavedWords, []byte, error) {
+	switch {
+	case len(data) < 1 || (data[0] != plain && data[0] != words):
+		return nil, nil, errVersion
+	case data[0] == plain:
+		return nil, data[1:], nil
+	}
+	return ReadWords(data[1:])
+}
+
 // ReadWords decodes AppendBinary's bytes at the start of b: the saved
 // words (checked by SavedWords.Build), and the bytes after them.
 // Truncated or absurd counts are errWordIndex, never a panic or a huge
