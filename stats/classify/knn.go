@@ -24,6 +24,8 @@ const (
 	// knnChunkRows is the unit of parallel work in cross-validation.
 	knnChunkRows = 256
 	knnWire      = 1
+	// knnWireWords is the payload version of a model fitted with words.
+	knnWireWords = 2
 )
 
 // knnKs are the neighbour counts Fit tries (as regression, MODELLING §6.2).
@@ -49,6 +51,13 @@ var knnKs = [...]int{3, 5, 10, 20}
 // use here: vote fractions are 0 for most classes. Neighbours are ranked
 // by (distance, training row) by package stats/internal/neighbors, which
 // k-NN regression shares.
+//
+// With words (d.Words, issue 16) the distance runs over X's z-scored
+// columns and every word column divided by its standard deviation (not
+// centred: distances do not change, and the words stay sparse;
+// neighbors.WordIndex), which equals the distance over z-scored dense
+// words up to rounding. The model keeps the scaled training words as a
+// CSR, never as dense rows.
 type KNN struct{}
 
 func init() { register(4, KNN{}, unmarshalKNN) }
@@ -74,14 +83,11 @@ type knnCandidate struct {
 // part is not tried. Validation rows are scored on up to opt.Workers
 // goroutines; the result does not depend on opt.Workers.
 func (KNN) Fit(d Data, opt Options) (Model, error) {
-	if d.Words != nil {
-		return fitBounded(d, opt, KNN{}.Fit) // bounded.go: the best stats.MaxDenseWords words
-	}
 	if err := checkData(d, 2*kfoldCount); err != nil {
 		return nil, err
 	}
 	full := d
-	if n, _ := d.X.Dims(); n > knnSearchRows {
+	if d.rows() > knnSearchRows {
 		d = knnSample(d, knnSearchRows, opt.Seed)
 	}
 	n := len(d.Y)
@@ -118,8 +124,7 @@ func (KNN) Fit(d Data, opt Options) (Model, error) {
 
 // knnSample draws m rows without replacement, kept in their order.
 func knnSample(d Data, m int, seed uint64) Data {
-	n, _ := d.X.Dims()
-	rows := stats.Rand(seed, "knn/sample").Perm(n)[:m]
+	rows := stats.Rand(seed, "knn/sample").Perm(d.rows())[:m]
 	slices.Sort(rows)
 	return selectRows(d, rows)
 }
@@ -145,8 +150,8 @@ func knnFoldPredict(d Data, fold []int, f int, cands []knnCandidate, workers int
 		votes := make([]float64, d.K)
 		var sr neighbors.Searcher
 		for _, i := range rows[ch*knnChunkRows : min(len(rows), (ch+1)*knnChunkRows)] {
-			m.st.Project(d.X.RawRowView(i), m.cols, q)
-			nb := m.index.Search(q, kmax, &sr)
+			row, wc, wv := neighbors.RowOf(d.X, d.Words, i)
+			nb := m.search(row, wc, wv, q, kmax, &sr)
 			for ci, cand := range cands {
 				m.vote(nb[:min(cand.k, len(nb))], cand.distance, votes)
 				pred[ci][i] = argMax(votes)
@@ -185,20 +190,36 @@ type KNNModel struct {
 	k        int
 	distance bool
 	classes  int
-	st       scale.Standardizer // over all input columns
-	cols     []int              // columns with sd > 0, the distance coordinates
-	index    *neighbors.Index
+	st       scale.Standardizer   // over X's columns (all input columns without words)
+	cols     []int                // columns with sd > 0, the dense distance coordinates
+	index    *neighbors.Index     // without words
+	words    *neighbors.WordIndex // with words (index is nil)
 	y        []int
 	w        []float64 // balance weights of the training rows
 }
 
 func newKNNModel(d Data, k int, distance bool) *KNNModel {
-	n, _ := d.X.Dims()
-	m := &KNNModel{k: k, distance: distance, classes: d.K, st: scale.New(d.X),
+	m := &KNNModel{k: k, distance: distance, classes: d.K,
 		y: slices.Clone(d.Y), w: slices.Clone(weightsOf(d))}
-	m.cols = m.st.Varying()
-	m.index = neighbors.New(m.st.ProjectRows(d.X, m.cols), n, len(m.cols))
+	var rows []float64
+	m.st, m.cols, rows = scale.Points(d.X)
+	if d.Words == nil {
+		m.index = neighbors.New(rows, d.rows(), len(m.cols))
+	} else {
+		m.words = neighbors.NewWordIndex(rows, d.rows(), len(m.cols), d.Words)
+	}
 	return m
+}
+
+// search returns the k training rows nearest to the row of dense columns
+// row and words wc, wv (ignored without words), q being scratch space of
+// len(m.cols).
+func (m *KNNModel) search(row []float64, wc []int32, wv []float64, q []float64, k int, sr *neighbors.Searcher) []neighbors.Neighbor {
+	m.st.Project(row, m.cols, q)
+	if m.words != nil {
+		return m.words.Search(q, wc, wv, k, sr)
+	}
+	return m.index.Search(q, k, sr)
 }
 
 // vote writes the normalised weighted votes of the neighbours nb (sorted
@@ -251,9 +272,25 @@ func (m *KNNModel) Importance() []float64 { return nil }
 func (m *KNNModel) Proba(x mat.Matrix, dst *mat.Dense) {
 	q := make([]float64, len(m.cols))
 	var sr neighbors.Searcher
-	probaRows(x, len(m.st.Mean), m.classes, dst, func(row, out []float64) {
-		m.st.Project(row, m.cols, q)
-		m.vote(m.index.Search(q, m.k, &sr), m.distance, out)
+	if m.words == nil {
+		probaRows(x, len(m.st.Mean), m.classes, dst, func(row, out []float64) {
+			m.st.Project(row, m.cols, q)
+			m.vote(m.index.Search(q, m.k, &sr), m.distance, out)
+		})
+		return
+	}
+	n, p := x.Dims()
+	if n == 0 {
+		return
+	}
+	if r, c := dst.Dims(); r != n || c != m.classes {
+		panic(fmt.Sprintf("classify: Proba of %d rows into %d×%d, want %d×%d", n, r, c, n, m.classes))
+	}
+	if want := len(m.st.Mean) + m.words.Words().Cols; p != want {
+		panic(fmt.Sprintf("classify: Proba with %d columns, model has %d", p, want))
+	}
+	neighbors.SplitRows(x, len(m.st.Mean), func(i int, row []float64, wc []int32, wv []float64) {
+		m.vote(m.search(row, wc, wv, q, m.k, &sr), m.distance, dst.RawRowView(i))
 	})
 }
 
@@ -265,11 +302,23 @@ func (m *KNNModel) Refit(d Data, _ Options) (Model, error) {
 	return fitKNNAt(d, m.k, m.distance)
 }
 
-// MarshalBinary encodes the model, training rows included, for Unmarshal.
+// MarshalBinary encodes the model, training rows included, for Unmarshal:
+// wire 1 without words; wire 2 with words, whose scaled training words
+// (neighbors.WordIndex.AppendBinary: the words' standard deviations and
+// CSR) come right after the version byte, before wire 1's fields.
 func (m *KNNModel) MarshalBinary() ([]byte, error) {
-	rows := m.index.Rows()
+	var rows []float64
+	if m.words != nil {
+		rows = m.words.Dense()
+	} else {
+		rows = m.index.Rows()
+	}
 	w := codec.Writer{B: make([]byte, 0, 64+8*(len(rows)+2*len(m.y)+2*len(m.st.Mean)))}
-	w.B = append(w.B, knnWire)
+	if m.words == nil {
+		w.B = append(w.B, knnWire)
+	} else {
+		w.B = m.words.AppendBinary(append(w.B, knnWireWords))
+	}
 	w.Int(m.k)
 	dist := 0
 	if m.distance {
@@ -286,10 +335,11 @@ func (m *KNNModel) MarshalBinary() ([]byte, error) {
 }
 
 func unmarshalKNN(data []byte) (Model, error) {
-	if len(data) < 1 || data[0] != knnWire {
-		return nil, fmt.Errorf("%w (knn version)", errPayload)
+	saved, rest, err := neighbors.ReadPayload(data, knnWire, knnWireWords) // saved: nil without words
+	if err != nil {
+		return nil, fmt.Errorf("%w (knn: %v)", errPayload, err)
 	}
-	r := codec.NewReader(data[1:], errPayload)
+	r := codec.NewReader(rest, errPayload)
 	m := &KNNModel{k: r.Int(math.MaxInt32), distance: r.Int(1) == 1, classes: r.Int(1 << 20)}
 	m.st.Mean, m.st.SD = r.F64s(), r.F64s()
 	m.y = r.Ints(max(0, m.classes-1))
@@ -303,6 +353,8 @@ func unmarshalKNN(data []byte) (Model, error) {
 	if m.k < 1 || m.classes < 2 || n < 1 || len(m.w) != n || len(m.st.SD) != len(m.st.Mean) || len(rows) != n*dim {
 		return nil, fmt.Errorf("%w (knn shape)", errPayload)
 	}
-	m.index = neighbors.New(rows, n, dim)
+	if m.index, m.words, err = saved.Build(rows, n, dim); err != nil {
+		return nil, fmt.Errorf("%w (knn words: %v)", errPayload, err)
+	}
 	return m, nil
 }

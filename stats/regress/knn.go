@@ -21,6 +21,8 @@ const (
 	// that sums do not depend on the worker count.
 	knnChunkRows   = 256
 	knnWireVersion = 1
+	// knnWireWords is the payload version of a model fitted with words.
+	knnWireWords = 2
 )
 
 // knnKs are the neighbour counts Fit tries.
@@ -39,6 +41,13 @@ var knnKs = [...]int{3, 5, 10, 20}
 // (distance, training row), so ties break the same way whether the search
 // is brute force (up to 20 000 training rows) or a k-d tree (above, when
 // at most 8 columns vary); package stats/internal/neighbors searches.
+//
+// With words (d.Words, issue 16) the distance runs over X's z-scored
+// columns and every word column divided by its standard deviation (not
+// centred: distances do not change, and the words stay sparse;
+// neighbors.WordIndex, always brute force), which equals the distance
+// over z-scored dense words up to rounding. The model keeps the scaled
+// training words as a CSR, never as dense rows.
 type KNN struct{}
 
 // Key is "knn".
@@ -62,7 +71,13 @@ type knnCandidate struct {
 // tried. Validation rows are scored on up to opt.Workers goroutines; the
 // result does not depend on opt.Workers.
 func (KNN) Fit(d Data, opt Options) (Model, error) {
-	return fitWords(d, opt, fitKNN) // bounded.go: with words, the best stats.MaxDenseWords
+	if d.Words == nil {
+		return fitKNN(d.X, d.Y, opt)
+	}
+	if err := checkData(d, 2*kfoldCount); err != nil {
+		return nil, err
+	}
+	return knnSearch(d, opt)
 }
 
 // fitKNN is Fit on dense rows.
@@ -70,11 +85,16 @@ func fitKNN(x *mat.Dense, y []float64, opt Options) (Model, error) {
 	if err := fitInputCheck(x, y, 2*kfoldCount); err != nil {
 		return nil, err
 	}
-	full, fullY := x, y
-	if n, _ := x.Dims(); n > knnSearchRows {
-		x, y = knnSample(x, y, knnSearchRows, opt.Seed)
+	return knnSearch(Data{X: x, Y: y}, opt)
+}
+
+// knnSearch is Fit on checked rows, dense or with words.
+func knnSearch(full Data, opt Options) (Model, error) {
+	d := full
+	if full.rows() > knnSearchRows {
+		d = knnSample(full, knnSearchRows, opt.Seed)
 	}
-	n, _ := x.Dims()
+	n := d.rows()
 	minTrain := n - (n+kfoldCount-1)/kfoldCount
 	var cands []knnCandidate
 	for _, k := range knnKs {
@@ -85,7 +105,7 @@ func fitKNN(x *mat.Dense, y []float64, opt Options) (Model, error) {
 	fold := kfoldAssign(n, kfoldCount, stats.Rand(opt.Seed, "knn/folds"))
 	meanMSE := make([]float64, len(cands))
 	for f := range kfoldCount {
-		for c, mse := range knnFoldMSE(x, y, fold, f, cands, opt.Workers) {
+		for c, mse := range knnFoldMSE(d, fold, f, cands, opt.Workers) {
 			meanMSE[c] += mse / kfoldCount
 		}
 	}
@@ -95,7 +115,7 @@ func fitKNN(x *mat.Dense, y []float64, opt Options) (Model, error) {
 			best = c
 		}
 	}
-	return fitKNNAt(full, fullY, cands[best].k, cands[best].distance)
+	return newKNNModel(full, cands[best].k, cands[best].distance), nil
 }
 
 // knnSearchRows bounds the rows the cross-validated choice of k and
@@ -105,24 +125,35 @@ func fitKNN(x *mat.Dense, y []float64, opt Options) (Model, error) {
 const knnSearchRows = 5000
 
 // knnSample draws m rows without replacement, kept in their order.
-func knnSample(x *mat.Dense, y []float64, m int, seed uint64) (*mat.Dense, []float64) {
-	n, d := x.Dims()
-	rows := stats.Rand(seed, "knn/sample").Perm(n)[:m]
+func knnSample(d Data, m int, seed uint64) Data {
+	rows := stats.Rand(seed, "knn/sample").Perm(d.rows())[:m]
 	slices.Sort(rows)
-	xs := mat.NewDense(m, d, nil)
-	ys := make([]float64, m)
-	for i, r := range rows {
-		xs.SetRow(i, x.RawRowView(r))
-		ys[i] = y[r]
+	return knnRows(d, rows)
+}
+
+// knnRows is the given rows of d: X's rows copied (as kfoldSplit and the
+// dense sample always did) and the words' selected.
+func knnRows(d Data, rows []int) Data {
+	s := Data{Y: pickRows(d.Y, rows)}
+	if p := d.denseCols(); p > 0 {
+		s.X = mat.NewDense(len(rows), p, nil)
+		for i, r := range rows {
+			s.X.SetRow(i, d.X.RawRowView(r))
+		}
 	}
-	return xs, ys
+	if d.Words != nil {
+		s.Words = d.Words.SelectRows(rows)
+	}
+	return s
 }
 
 // knnFoldMSE trains on the rows outside fold f and returns each
 // candidate's mean squared error on fold f.
-func knnFoldMSE(x *mat.Dense, y []float64, fold []int, f int, cands []knnCandidate, workers int) []float64 {
-	xtr, ytr, xva, yva := kfoldSplit(x, y, fold, f)
-	m := newKNNModel(xtr, ytr, 1, false)
+func knnFoldMSE(d Data, fold []int, f int, cands []knnCandidate, workers int) []float64 {
+	tr, va := stats.FoldRows(fold, f)
+	train, valid := knnRows(d, tr), knnRows(d, va)
+	yva := valid.Y
+	m := newKNNModel(train, 1, false)
 	kmax := 0
 	for _, c := range cands {
 		kmax = max(kmax, c.k)
@@ -134,8 +165,8 @@ func knnFoldMSE(x *mat.Dense, y []float64, fold []int, f int, cands []knnCandida
 		q := make([]float64, len(m.cols))
 		var sr neighbors.Searcher
 		for i := c * knnChunkRows; i < min(len(yva), (c+1)*knnChunkRows); i++ {
-			m.st.Project(xva.RawRowView(i), m.cols, q)
-			nb := m.index.Search(q, kmax, &sr)
+			row, wc, wv := neighbors.RowOf(valid.X, valid.Words, i)
+			nb := m.search(row, wc, wv, q, kmax, &sr)
 			for ci, cand := range cands {
 				e := yva[i] - knnAverage(nb[:min(cand.k, len(nb))], m.y, cand.distance)
 				s[ci] += e * e
@@ -169,7 +200,7 @@ func fitKNNAt(x *mat.Dense, y []float64, k int, distance bool) (Model, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("regress: knn: k = %d", k)
 	}
-	return newKNNModel(x, y, k, distance), nil
+	return newKNNModel(Data{X: x, Y: y}, k, distance), nil
 }
 
 // KNNModel is a fitted k-NN regressor: the standardised training rows and
@@ -178,18 +209,34 @@ func fitKNNAt(x *mat.Dense, y []float64, k int, distance bool) (Model, error) {
 type KNNModel struct {
 	k        int
 	distance bool
-	st       scale.Standardizer // over all input columns
-	cols     []int              // columns with sd > 0, the distance coordinates
-	index    *neighbors.Index
+	st       scale.Standardizer   // over X's columns (all input columns without words)
+	cols     []int                // columns with sd > 0, the dense distance coordinates
+	index    *neighbors.Index     // without words
+	words    *neighbors.WordIndex // with words (index is nil)
 	y        []float64
 }
 
-func newKNNModel(x *mat.Dense, y []float64, k int, distance bool) *KNNModel {
-	n, _ := x.Dims()
-	m := &KNNModel{k: k, distance: distance, st: scale.New(x), y: slices.Clone(y)}
-	m.cols = m.st.Varying()
-	m.index = neighbors.New(m.st.ProjectRows(x, m.cols), n, len(m.cols))
+func newKNNModel(d Data, k int, distance bool) *KNNModel {
+	m := &KNNModel{k: k, distance: distance, y: slices.Clone(d.Y)}
+	var rows []float64
+	m.st, m.cols, rows = scale.Points(d.X)
+	if d.Words == nil {
+		m.index = neighbors.New(rows, d.rows(), len(m.cols))
+	} else {
+		m.words = neighbors.NewWordIndex(rows, d.rows(), len(m.cols), d.Words)
+	}
 	return m
+}
+
+// search returns the k training rows nearest to the row of dense columns
+// row and words wc, wv (ignored without words), q being scratch space of
+// len(m.cols).
+func (m *KNNModel) search(row []float64, wc []int32, wv []float64, q []float64, k int, sr *neighbors.Searcher) []neighbors.Neighbor {
+	m.st.Project(row, m.cols, q)
+	if m.words != nil {
+		return m.words.Search(q, wc, wv, k, sr)
+	}
+	return m.index.Search(q, k, sr)
 }
 
 // Key is "knn".
@@ -211,23 +258,53 @@ func (m *KNNModel) Predict(x mat.Matrix, dst []float64) {
 	q := make([]float64, len(m.cols))
 	k := min(m.k, len(m.y))
 	var sr neighbors.Searcher
-	predictRows(x, len(m.st.Mean), dst, func(i int, row []float64) {
-		m.st.Project(row, m.cols, q)
-		dst[i] = knnAverage(m.index.Search(q, k, &sr), m.y, m.distance)
+	if m.words == nil {
+		predictRows(x, len(m.st.Mean), dst, func(i int, row []float64) {
+			m.st.Project(row, m.cols, q)
+			dst[i] = knnAverage(m.index.Search(q, k, &sr), m.y, m.distance)
+		})
+		return
+	}
+	n, p := x.Dims()
+	if n != len(dst) {
+		panic(fmt.Sprintf("regress: Predict with %d rows into %d values", n, len(dst)))
+	}
+	if want := len(m.st.Mean) + m.words.Words().Cols; n > 0 && p != want {
+		panic(fmt.Sprintf("regress: Predict with %d columns, model has %d", p, want))
+	}
+	neighbors.SplitRows(x, len(m.st.Mean), func(i int, row []float64, wc []int32, wv []float64) {
+		dst[i] = knnAverage(m.search(row, wc, wv, q, k, &sr), m.y, m.distance)
 	})
 }
 
 // Refit keeps the training rows of d with the same k and weighting.
-func (m *KNNModel) Refit(d Data, opt Options) (Model, error) {
-	return fitWords(d, opt, func(x *mat.Dense, y []float64, _ Options) (Model, error) {
-		return fitKNNAt(x, y, m.k, m.distance)
-	})
+func (m *KNNModel) Refit(d Data, _ Options) (Model, error) {
+	if d.Words == nil {
+		return fitKNNAt(d.X, d.Y, m.k, m.distance)
+	}
+	if err := checkData(d, 1); err != nil {
+		return nil, err
+	}
+	return newKNNModel(d, m.k, m.distance), nil
 }
 
-// MarshalBinary encodes the model, training rows included, for Unmarshal.
+// MarshalBinary encodes the model, training rows included, for Unmarshal:
+// wire 1 without words; wire 2 with words, whose scaled training words
+// (neighbors.WordIndex.AppendBinary: the words' standard deviations and
+// CSR) come right after the version byte, before wire 1's fields.
 func (m *KNNModel) MarshalBinary() ([]byte, error) {
-	w := codec.Writer{B: make([]byte, 0, 64+8*(len(m.index.Rows())+len(m.y)+3*len(m.st.Mean)))}
-	w.B = append(w.B, knnWireVersion)
+	var rows []float64
+	if m.words != nil {
+		rows = m.words.Dense()
+	} else {
+		rows = m.index.Rows()
+	}
+	w := codec.Writer{B: make([]byte, 0, 64+8*(len(rows)+len(m.y)+3*len(m.st.Mean)))}
+	if m.words == nil {
+		w.B = append(w.B, knnWireVersion)
+	} else {
+		w.B = m.words.AppendBinary(append(w.B, knnWireWords))
+	}
 	w.Int(m.k)
 	dist := 0
 	if m.distance {
@@ -237,15 +314,16 @@ func (m *KNNModel) MarshalBinary() ([]byte, error) {
 	w.F64s(m.st.Mean)
 	w.F64s(m.st.SD)
 	w.F64s(m.y)
-	w.F64s(m.index.Rows())
+	w.F64s(rows)
 	return codec.Frame(knnKey, w.B), nil
 }
 
 func unmarshalKNN(data []byte) (Model, error) {
-	if len(data) < 1 || data[0] != knnWireVersion {
-		return nil, fmt.Errorf("%w (knn version)", errWirePayload)
+	saved, rest, err := neighbors.ReadPayload(data, knnWireVersion, knnWireWords) // saved: nil without words
+	if err != nil {
+		return nil, fmt.Errorf("%w (knn: %v)", errWirePayload, err)
 	}
-	r := codec.NewReader(data[1:], errWirePayload)
+	r := codec.NewReader(rest, errWirePayload)
 	m := &KNNModel{k: r.Int(math.MaxInt32), distance: r.Int(1) == 1}
 	m.st.Mean, m.st.SD = r.F64s(), r.F64s()
 	m.y = r.F64s()
@@ -258,7 +336,9 @@ func unmarshalKNN(data []byte) (Model, error) {
 	if m.k < 1 || n < 1 || len(m.st.SD) != len(m.st.Mean) || len(rows) != n*dim {
 		return nil, fmt.Errorf("%w (knn shape)", errWirePayload)
 	}
-	m.index = neighbors.New(rows, n, dim)
+	if m.index, m.words, err = saved.Build(rows, n, dim); err != nil {
+		return nil, fmt.Errorf("%w (knn words: %v)", errWirePayload, err)
+	}
 	return m, nil
 }
 

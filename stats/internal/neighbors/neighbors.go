@@ -1,7 +1,7 @@
 // Package neighbors answers k-nearest-neighbour queries over a fixed set of
 // points in Euclidean space, for the k-NN models of stats/regress and
-// stats/classify. It is pure numerics (gonum only) and imports nothing
-// else of the module.
+// stats/classify. It is numerics over gonum; WordIndex (words.go) reads
+// the words as a stats.CSR, its only import from the module.
 //
 // Neighbours are ranked by (squared distance, row index), so ties break
 // the same way whether the search is brute force (up to BruteMaxRows
@@ -127,6 +127,12 @@ type Searcher struct {
 	out    []Neighbor
 	keeper keeper
 	query  point
+	// WordIndex.Search's: the approximate distances, the k best upper
+	// bounds and the scaled query words.
+	acc []float64
+	ub  []Neighbor
+	qc  []int32
+	qv  []float64
 }
 
 // Search returns the min(k, Len) points nearest to q (dim coordinates)
@@ -151,22 +157,28 @@ func (ix *Index) Search(q []float64, k int, sr *Searcher) []Neighbor {
 	}
 	dim := ix.dim
 	for i := range ix.n {
-		d2 := Dist2(q, ix.rows[i*dim:(i+1)*dim])
-		if len(out) == k {
-			// Rows come in index order, so an equal distance loses.
-			if d2 >= out[k-1].D2 {
-				continue
-			}
-			out = out[:k-1]
-		}
-		pos := len(out)
-		for pos > 0 && out[pos-1].D2 > d2 {
-			pos--
-		}
-		out = slices.Insert(out, pos, Neighbor{d2, i})
+		out = keepBest(out, k, Neighbor{Dist2(q, ix.rows[i*dim:(i+1)*dim]), i})
 	}
 	sr.out = out
 	return out
+}
+
+// keepBest adds nb to out, the at most k best neighbours so far sorted by
+// (distance, row), when it ranks among them; nb's row comes after every
+// row in out (rows are offered in index order), so an equal distance
+// loses.
+func keepBest(out []Neighbor, k int, nb Neighbor) []Neighbor {
+	if len(out) == k {
+		if nb.D2 >= out[k-1].D2 {
+			return out
+		}
+		out = out[:k-1]
+	}
+	pos := len(out)
+	for pos > 0 && out[pos-1].D2 > nb.D2 {
+		pos--
+	}
+	return slices.Insert(out, pos, nb)
 }
 
 // point is an indexed row in the k-d tree, carrying its index for tie

@@ -106,3 +106,16 @@ func (s Standardizer) ProjectRows(x *mat.Dense, cols []int) []float64 {
 	}
 	return out
 }
+
+// Points measures x's columns and returns the standardiser, its varying
+// columns (Varying) and the z-scores of every row over them (ProjectRows):
+// the points a k-NN model searches. A nil or empty x (no dense columns)
+// gives zero values.
+func Points(x *mat.Dense) (s Standardizer, cols []int, rows []float64) {
+	if x == nil || x.IsEmpty() {
+		return s, nil, nil
+	}
+	s = New(x)
+	cols = s.Varying()
+	return s, cols, s.ProjectRows(x, cols)
+}

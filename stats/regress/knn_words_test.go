@@ -1,0 +1,132 @@
+package regress_test
+
+import (
+	"testing"
+
+	"github.com/vaticml/vatic/stats"
+	"github.com/vaticml/vatic/stats/regress"
+)
+
+// knnWordsTol bounds, relative, how far k-NN on words (each word divided
+// by its sd, not centred; the expanded distance then exact
+// recomputation) is from k-NN on the same rows as dense columns
+// (z-scored): the squared distances differ by rounding (centring first,
+// then dividing), a few ulps, so the same neighbours are found and only
+// the 1/distance weights move, by about 1e-15.
+const knnWordsTol = 1e-12
+
+// k-NN on X and a CSR of 600 words (past stats.MaxDenseWords, with a word
+// importance that would have left 100 of them out of the bounded block)
+// equals k-NN on the same rows as one dense matrix: the search picks the
+// same k and weighting, and with either weighting forced the held-out
+// predictions agree to knnWordsTol. The model reads a SparseMatrix and
+// its ToDense alike, survives its bytes, rejects their truncations, and
+// its bytes hold the words sparsely.
+func TestKNNWordsMatchDense(t *testing.T) {
+	split, full := wordsData(400, 600, 21)
+	imp := make([]float64, 600)
+	for j := range imp {
+		imp[j] = float64(j % 7)
+	}
+	split.WordImportance = imp
+	dense := regress.Data{X: full, Y: split.Y}
+	test, testFull := wordsData(100, 600, 22)
+	ts := stats.NewSparseMatrix(test.X, test.Words)
+	dm, want := predictOf(t, regress.KNN{}, dense, testFull)
+	m, got := predictOf(t, regress.KNN{}, split, ts)
+	if d := relDiff(got, want); d > knnWordsTol {
+		t.Fatalf("words fit's predictions differ from the dense fit's by %g relative", d)
+	}
+	km, kd := m.(*regress.KNNModel), dm.(*regress.KNNModel)
+	if km.K() != kd.K() || km.DistanceWeighted() != kd.DistanceWeighted() {
+		t.Fatalf("words fit chose k %d distance %v, the dense fit k %d distance %v", km.K(), km.DistanceWeighted(), kd.K(), kd.DistanceWeighted())
+	}
+	for _, distance := range []bool{false, true} {
+		a, err := regress.FitKNNWords(split, 10, distance)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := regress.FitKNNAt(full, split.Y, 10, distance)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pa, pb := make([]float64, 100), make([]float64, 100)
+		a.Predict(ts, pa)
+		b.Predict(testFull, pb)
+		d := relDiff(pa, pb)
+		if d > knnWordsTol {
+			t.Fatalf("10-NN distance %v: words and dense predictions differ by %g relative", distance, d)
+		}
+		if !distance && d != 0 {
+			t.Fatalf("uniform averages differ by %g: the neighbours differ", d)
+		}
+		t.Logf("10-NN distance %v: within %g of the dense fit, relative", distance, d)
+		again := make([]float64, 100)
+		a.Predict(ts.ToDense(), again)
+		if relDiff(again, pa) != 0 {
+			t.Fatalf("the model reads dense rows differently from split ones: %g", relDiff(again, pa))
+		}
+		blob, err := a.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if raw, _ := b.MarshalBinary(); len(blob) >= len(raw)/4 {
+			t.Fatalf("words model of %d bytes, the dense one %d: the words are not stored sparsely", len(blob), len(raw))
+		}
+		back, err := regress.Unmarshal(blob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back.Predict(ts, again)
+		if relDiff(again, pa) != 0 {
+			t.Fatalf("round trip changed the predictions by %g", relDiff(again, pa))
+		}
+		for cut := 0; cut < len(blob); cut += 1 + cut/32 {
+			if _, err := regress.Unmarshal(blob[:cut]); err == nil {
+				t.Fatalf("%d of %d bytes decoded without an error", cut, len(blob))
+			}
+		}
+	}
+	// The refit keeps k and the weighting, on the training rows as Fit.
+	r, err := m.Refit(split, regress.Options{Seed: 3, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := make([]float64, 100)
+	r.Predict(ts, again)
+	if relDiff(again, got) != 0 {
+		t.Fatalf("refit on the same rows predicts %g from the fit", relDiff(again, got))
+	}
+}
+
+// A k-NN model of the old bounded kind (a dense k-NN on X and the best
+// words, framed by stats.MarshalBounded, as fits with words saved before
+// k-NN read them sparsely) still decodes and predicts as its inner model
+// does on the bounded block.
+func TestKNNOldBoundedModelDecodes(t *testing.T) {
+	split, _ := wordsData(120, 600, 23)
+	xs := stats.NewSparseMatrix(split.X, split.Words)
+	words := stats.BoundedWords(600, nil)
+	block := xs.DenseColumns(words)
+	inner, err := regress.FitKNNAt(block, split.Y, 5, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blob, err := stats.MarshalBounded(stats.Bounded{Width: 602, Dense: 2, Words: words}, inner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := regress.Unmarshal(blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Key() != "knn" {
+		t.Fatalf("decoded key %s", m.Key())
+	}
+	got, want := make([]float64, 120), make([]float64, 120)
+	m.Predict(xs, got)
+	inner.Predict(block, want)
+	if relDiff(got, want) != 0 {
+		t.Fatalf("the old bounded model predicts %g from its inner model", relDiff(got, want))
+	}
+}
