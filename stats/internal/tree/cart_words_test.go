@@ -67,8 +67,8 @@ func TestSparseCARTEqualsDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for trial, c := range []struct {
 		d, nw, k, minLeaf int
-		density         float64
-		neg             bool
+		density           float64
+		neg               bool
 	}{
 		{0, 40, 0, 3, 0.2, false},
 		{2, 600, 0, 5, 0.03, false},
