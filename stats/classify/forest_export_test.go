@@ -12,10 +12,14 @@ func FitForestAll(d Data, trees int) Model {
 }
 
 // FitForestTrees is RandomForest's Fit with trees trees, for benchmarks
-// that cannot afford 200.
-func FitForestTrees(d Data, trees int, opt Options) (Model, error) {
+// that cannot afford 200; mtry > 0 replaces its candidates per node.
+func FitForestTrees(d Data, trees, mtry int, opt Options) (Model, error) {
 	if err := forestCheck(d); err != nil {
 		return nil, err
 	}
-	return fitForest(d, forestParams(d), trees, opt), nil
+	p := forestParams(d)
+	if mtry > 0 {
+		p.MTry = mtry
+	}
+	return fitForest(d, p, trees, opt), nil
 }
