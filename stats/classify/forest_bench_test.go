@@ -2,25 +2,14 @@ package classify_test
 
 import (
 	"math"
-	"os"
 	"slices"
-	"strconv"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/vaticml/vatic/stats"
 	"github.com/vaticml/vatic/stats/classify"
 	"github.com/vaticml/vatic/stats/internal/statstest"
 )
-
-// benchEnv is the integer environment variable name, or def.
-func benchEnv(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
-		return v
-	}
-	return def
-}
 
 // BenchmarkForestWords fits the random forest on text-like rows
 // (statstest.Text: 3 dense columns, 1 000 words, 30 Zipf tokens a row;
@@ -32,8 +21,10 @@ func benchEnv(name string, def int) int {
 // word importance a bounded fit would rank words by is the sum over
 // classes of |a class's total of the word − its share of the total|.
 func BenchmarkForestWords(b *testing.B) {
-	n, trees := benchEnv("VATIC_FOREST_BENCH_ROWS", 80_000), benchEnv("VATIC_FOREST_BENCH_TREES", 10)
-	x, words, score := statstest.Text(n+n/4, 3, 1000, 30, 1)
+	trees := statstest.EnvInt("VATIC_FOREST_BENCH_TREES", 10)
+	train, test, score, testScore := statstest.TextSplit(80_000, 1)
+	n := len(score)
+	score = append(score, testScore...)
 	cuts := slices.Clone(score[:n])
 	slices.Sort(cuts)
 	y := make([]int, len(score))
@@ -44,15 +35,6 @@ func BenchmarkForestWords(b *testing.B) {
 			}
 		}
 	}
-	rows := func(lo, hi int) []int {
-		r := make([]int, hi-lo)
-		for i := range r {
-			r[i] = lo + i
-		}
-		return r
-	}
-	all := stats.NewSparseMatrix(x, words)
-	train, test := all.SelectRows(rows(0, n)), all.SelectRows(rows(n, n+n/4))
 	d := classify.Data{X: train.Dense, Words: train.Words, Y: y[:n], K: 3, WordImportance: make([]float64, 1000)}
 	byClass := make([]float64, 3*1000)
 	total := make([]float64, 1000)
@@ -70,7 +52,7 @@ func BenchmarkForestWords(b *testing.B) {
 	}
 	b.ResetTimer()
 	for range b.N {
-		m, err := classify.FitForestTrees(d, trees, benchEnv("VATIC_FOREST_BENCH_MTRY", 0), classify.Options{Seed: 1, Workers: 2})
+		m, err := classify.FitForestTrees(d, trees, statstest.EnvInt("VATIC_FOREST_BENCH_MTRY", 0), classify.Options{Seed: 1, Workers: 2})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -2,22 +2,11 @@ package regress_test
 
 import (
 	"math"
-	"os"
-	"strconv"
 	"testing"
 
-	"github.com/vaticml/vatic/stats"
 	"github.com/vaticml/vatic/stats/internal/statstest"
 	"github.com/vaticml/vatic/stats/regress"
 )
-
-// benchEnv is the integer environment variable name, or def.
-func benchEnv(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
-		return v
-	}
-	return def
-}
 
 // BenchmarkForestWords fits the random forest on text-like rows
 // (statstest.Text: 3 dense columns, 1 000 words, 30 Zipf tokens a row;
@@ -27,18 +16,10 @@ func benchEnv(name string, def int) int {
 // held-out RMSE. The word importance a bounded fit would rank words by is
 // each word's |covariance| with the target.
 func BenchmarkForestWords(b *testing.B) {
-	n, trees := benchEnv("VATIC_FOREST_BENCH_ROWS", 80_000), benchEnv("VATIC_FOREST_BENCH_TREES", 10)
-	x, words, y := statstest.Text(n+n/4, 3, 1000, 30, 1)
-	rows := func(lo, hi int) []int {
-		r := make([]int, hi-lo)
-		for i := range r {
-			r[i] = lo + i
-		}
-		return r
-	}
-	all := stats.NewSparseMatrix(x, words)
-	train, test := all.SelectRows(rows(0, n)), all.SelectRows(rows(n, n+n/4))
-	d := regress.Data{X: train.Dense, Words: train.Words, Y: y[:n], WordImportance: make([]float64, 1000)}
+	trees := statstest.EnvInt("VATIC_FOREST_BENCH_TREES", 10)
+	train, test, y, yTest := statstest.TextSplit(80_000, 1)
+	n := len(y)
+	d := regress.Data{X: train.Dense, Words: train.Words, Y: y, WordImportance: make([]float64, 1000)}
 	var mean float64
 	for _, v := range d.Y {
 		mean += v / float64(n)
@@ -58,11 +39,11 @@ func BenchmarkForestWords(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		pred := make([]float64, n/4)
+		pred := make([]float64, len(yTest))
 		m.Predict(test, pred)
 		var sse float64
 		for i, p := range pred {
-			sse += (p - y[n+i]) * (p - y[n+i])
+			sse += (p - yTest[i]) * (p - yTest[i])
 		}
 		b.ReportMetric(math.Sqrt(sse/float64(len(pred))), "rmse")
 	}

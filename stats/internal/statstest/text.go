@@ -3,7 +3,9 @@ package statstest
 import (
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -68,4 +70,29 @@ func Text(n, dense, words, perRow int, seed uint64) (x *mat.Dense, w *stats.CSR,
 		score[i] = s
 	}
 	return x, w, score
+}
+
+// TextSplit is Text's rows for a benchmark: VATIC_FOREST_BENCH_ROWS
+// training rows (def when unset) and a quarter as many held out, as
+// SparseMatrix rows, with the latent score of each.
+func TextSplit(def int, seed uint64) (train, test *stats.SparseMatrix, trainScore, testScore []float64) {
+	n := EnvInt("VATIC_FOREST_BENCH_ROWS", def)
+	x, words, score := Text(n+n/4, 3, 1000, 30, seed)
+	all := stats.NewSparseMatrix(x, words)
+	rows := func(lo, hi int) []int {
+		r := make([]int, hi-lo)
+		for i := range r {
+			r[i] = lo + i
+		}
+		return r
+	}
+	return all.SelectRows(rows(0, n)), all.SelectRows(rows(n, n+n/4)), score[:n], score[n:]
+}
+
+// EnvInt is the positive integer in environment variable name, or def.
+func EnvInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
 }
