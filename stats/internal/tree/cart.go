@@ -537,7 +537,7 @@ func (b *cartBuilder) split(rng *rand.Rand, sorted []int32, m, s, e int, sw, sy 
 		r := i + rng.IntN(d-i)
 		b.feats[i], b.feats[r] = b.feats[r], b.feats[i]
 		f := b.feats[i]
-		p, t, v, ok := b.scanDense(f, sorted[f*m+s:f*m+e], sw, sy)
+		p, t, v, ok := b.scanDense(f, sorted[f*m+s:f*m+e], sw, sy, best)
 		if !ok {
 			continue // constant in this node
 		}
@@ -571,7 +571,7 @@ func (b *cartBuilder) splitWords(rng *rand.Rand, sorted []int32, m int, t cartTa
 		cand[i], cand[r] = cand[r], cand[i]
 		f := int(cand[i])
 		if f < d {
-			p, th, v, ok := b.scanDense(f, sorted[f*m+s:f*m+e], sw, sy)
+			p, th, v, ok := b.scanDense(f, sorted[f*m+s:f*m+e], sw, sy, best)
 			if !ok {
 				continue
 			}
@@ -582,7 +582,7 @@ func (b *cartBuilder) splitWords(rng *rand.Rand, sorted []int32, m int, t cartTa
 			continue
 		}
 		g := b.wseg[int(t.ws)+f-d]
-		p, th, v, ok := b.scanWord(b.wsorted[g.s:g.e], e-s, sw, sy)
+		p, th, v, ok := b.scanWord(b.wsorted[g.s:g.e], e-s, sw, sy, best)
 		if !ok {
 			continue
 		}
@@ -596,8 +596,11 @@ func (b *cartBuilder) splitWords(rng *rand.Rand, sorted []int32, m int, t cartTa
 
 // scanDense is split's scan of dense column f's sorted rows in a node:
 // the best left count, threshold and criterion, and false when the
-// column is constant in the node.
-func (b *cartBuilder) scanDense(f int, rows []int32, sw, sy float64) (pos int, thr, best float64, ok bool) {
+// column is constant in the node. A regression scan keeps only criteria
+// above floor, the best of the columns scanned before (as the scan did
+// when it was split's own loop: fewer updates, and the same first-found
+// best); it returns floor when none is.
+func (b *cartBuilder) scanDense(f int, rows []int32, sw, sy, floor float64) (pos int, thr, best float64, ok bool) {
 	cd := b.data
 	xs := cd.x[f*cd.n : (f+1)*cd.n]
 	if xs[rows[0]] == xs[rows[len(rows)-1]] {
@@ -608,7 +611,7 @@ func (b *cartBuilder) scanDense(f int, rows []int32, sw, sy float64) (pos int, t
 		return pos, thr, best, true
 	}
 	minLeaf := b.p.MinLeaf
-	best = -1
+	best = floor
 	var wl, sl float64
 	for k := range minLeaf - 1 {
 		wl += b.w[rows[k]]
@@ -675,7 +678,8 @@ func (b *cartBuilder) scanClasses(xs []float64, rows []int32, sw float64) (pos i
 // less the non-zeros'. It costs the word's non-zeros in the node, not
 // the node's rows. Left counts are distinct rows, zero rows included;
 // false when the word is constant in the node (one value and no zeros).
-func (b *cartBuilder) scanWord(ps []int32, nrows int, sw, sy float64) (pos int, thr, best float64, ok bool) {
+// It keeps only criteria above floor, as scanDense.
+func (b *cartBuilder) scanWord(ps []int32, nrows int, sw, sy, floor float64) (pos int, thr, best float64, ok bool) {
 	cd := b.data
 	wr, wv := cd.wr, cd.wv
 	nz := len(ps)
@@ -727,7 +731,7 @@ func (b *cartBuilder) scanWord(ps []int32, nrows int, sw, sy float64) (pos int, 
 		qr += v * v
 	}
 	nl := 0 // distinct left rows
-	best = -1
+	best = floor
 	xb := value(0)
 	for u := 0; u < units-1; u++ {
 		xa := xb
