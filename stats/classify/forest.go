@@ -38,6 +38,18 @@ func init() { register(5, RandomForest{}, unmarshalForest) }
 // hyper-parameter search and does not scale its inputs. Tree i draws
 // from stats.Rand(seed, "random_forest_classification/tree<i>"), so the
 // forest does not depend on how many workers grow it.
+//
+// With words (Data.Words) the forest splits on every word column
+// natively (tree.NewSparseCARTData): no dense block of words is built,
+// and d counts the dense columns and every word, so a node draws
+// max(1, ⌊√(dense + words)⌋) candidates among its non-constant columns
+// (the dense ones and the words present in the node), as scikit-learn's
+// classifier on a sparse TF-IDF matrix (√ of every feature). The draw is
+// equal in distribution to the dense fit's on the same columns, not the
+// same draw, so the forest is not bit-identical to one fitted on the
+// words as dense columns. The model reads rows of every column (a
+// *stats.SparseMatrix or a dense matrix) and gives importance to every
+// column.
 type RandomForest struct{}
 
 // Key returns "random_forest_classification".
@@ -52,23 +64,54 @@ func (RandomForest) Scaled() bool { return false }
 // Fit grows the forest on d with up to opt.Workers goroutines. It
 // returns ErrTooFewRows below 10 rows.
 func (RandomForest) Fit(d Data, opt Options) (Model, error) {
-	if d.Words != nil {
-		return fitBounded(d, opt, RandomForest{}.Fit) // bounded.go: the best stats.MaxDenseWords words
-	}
-	if err := treeCheck(d); err != nil {
+	if err := forestCheck(d); err != nil {
 		return nil, err
 	}
-	n, c := d.X.Dims()
-	p := tree.CARTParams{MTry: max(1, int(math.Sqrt(float64(c)))), MinLeaf: forestMinLeaf, Draws: min(n, forestMaxDraws)}
-	return fitForest(d, p, forestTrees, opt), nil
+	return fitForest(d, forestParams(d), forestTrees, opt), nil
 }
 
-// fitForest grows trees trees with parameters p.
+// forestParams are the growth rules on d: ⌊√c⌋ candidates of its c
+// columns (dense and words), a bootstrap of min(rows, 100 000) draws.
+func forestParams(d Data) tree.CARTParams {
+	n, c := d.rows(), d.denseCols()+d.wordCols()
+	return tree.CARTParams{MTry: max(1, int(math.Sqrt(float64(c)))), MinLeaf: forestMinLeaf, Draws: min(n, forestMaxDraws)}
+}
+
+// forestCheck is treeCheck, with words checkData's checks of the two
+// blocks (at least 10 rows) and treeCheck's bound on K.
+func forestCheck(d Data) error {
+	if d.Words == nil {
+		return treeCheck(d)
+	}
+	if err := checkData(d, 10); err != nil {
+		return err
+	}
+	if d.K > treeMaxClasses {
+		return fmt.Errorf("classify: %d classes, want 2 to %d", d.K, treeMaxClasses)
+	}
+	return nil
+}
+
+// fitForest grows trees trees with parameters p, on X's columns and,
+// with words, every word column after them.
 func fitForest(d Data, p tree.CARTParams, trees int, opt Options) *forestModel {
-	_, c := d.X.Dims()
-	data := tree.NewCARTData(tree.Columns(d.X), treeLabels(d.Y), d.W, c, d.K)
+	data := cartData(d)
 	f := tree.GrowForest(data, p, trees, opt.Seed, forestKey, opt.Workers)
-	return &forestModel{d: c, k: d.K, trees: f.Trees, dist: f.Dist, imp: f.Gain}
+	return &forestModel{d: data.Width(), k: d.K, trees: f.Trees, dist: f.Dist, imp: f.Gain}
+}
+
+// cartData is d's columns for growing trees: X's, and with words the
+// CSR word columns after them (X may then have none).
+func cartData(d Data) *tree.CARTData {
+	if d.Words == nil {
+		_, c := d.X.Dims()
+		return tree.NewCARTData(tree.Columns(d.X), treeLabels(d.Y), d.W, c, d.K)
+	}
+	var x []float64
+	if d.denseCols() > 0 {
+		x = tree.Columns(d.X)
+	}
+	return tree.NewSparseCARTData(x, d.Words, treeLabels(d.Y), d.W, d.denseCols(), d.K)
 }
 
 // forestModel is a fitted forest; it is immutable and safe for

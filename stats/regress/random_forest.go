@@ -38,6 +38,16 @@ const (
 // every column was the better choice on both. Choosing by out-of-bag error
 // would adapt to many noisy columns, where fewer candidates can win, at
 // about 1.6 times the fitting cost; it is not done.
+//
+// With words (Data.Words) the forest splits on every word column
+// natively (tree.NewSparseCARTData): no dense block of words is built,
+// every feature is still a candidate (each node scans its dense columns
+// and the words present in it: an absent word is constant there), and
+// the model reads rows of every column (a *stats.SparseMatrix or a dense
+// matrix) with importance on each. The candidates are scanned in another
+// random order than the dense fit's, so of two columns that split a
+// node's rows the same way either may be chosen: the forest is the dense
+// fit's on the training rows up to rounding, not bit-identical.
 type RandomForest struct{}
 
 // Key returns "random_forest".
@@ -52,7 +62,33 @@ func (RandomForest) Scaled() bool { return false }
 // Fit grows the forest on x, y with up to opt.Workers goroutines. It
 // returns ErrTooFewRows below 10 rows.
 func (RandomForest) Fit(d Data, opt Options) (Model, error) {
-	return fitWords(d, opt, fitRandomForest) // bounded.go: with words, the best stats.MaxDenseWords
+	if d.Words == nil {
+		return fitRandomForest(d.X, d.Y, opt)
+	}
+	if err := checkData(d, 10); err != nil {
+		return nil, err
+	}
+	return growForest(forestData(d), wordsParams(d), rfTrees, opt), nil
+}
+
+// wordsParams are the growth rules on d with words: every column (dense
+// and word) a candidate, a bootstrap of min(rows, 100 000) draws.
+func wordsParams(d Data) tree.CARTParams {
+	return tree.CARTParams{MTry: d.denseCols() + d.wordCols(), MinLeaf: rfMinLeaf, Draws: min(d.rows(), rfMaxDraws)}
+}
+
+// forestData is d's columns for growing trees: X's (none, or X nil, for
+// text alone) and the CSR word columns after them.
+func forestData(d Data) *tree.CARTData {
+	if d.Words == nil {
+		_, c := d.X.Dims()
+		return tree.NewCARTData(tree.Columns(d.X), d.Y, nil, c, 0)
+	}
+	var x []float64
+	if d.denseCols() > 0 {
+		x = tree.Columns(d.X)
+	}
+	return tree.NewSparseCARTData(x, d.Words, d.Y, nil, d.denseCols(), 0)
 }
 
 // fitRandomForest is Fit on dense rows.
@@ -69,8 +105,13 @@ func fitRandomForest(x *mat.Dense, y []float64, opt Options) (Model, error) {
 // stats.Rand(opt.Seed, "random_forest/tree<i>").
 func fitForest(x *mat.Dense, y []float64, p tree.CARTParams, trees int, opt Options) *rfModel {
 	_, d := x.Dims()
-	f := tree.GrowForest(tree.NewCARTData(tree.Columns(x), y, nil, d, 0), p, trees, opt.Seed, randomForestKey, opt.Workers)
-	return &rfModel{d: d, trees: f.Trees, imp: f.Gain}
+	return growForest(tree.NewCARTData(tree.Columns(x), y, nil, d, 0), p, trees, opt)
+}
+
+// growForest grows trees trees on data with parameters p.
+func growForest(data *tree.CARTData, p tree.CARTParams, trees int, opt Options) *rfModel {
+	f := tree.GrowForest(data, p, trees, opt.Seed, randomForestKey, opt.Workers)
+	return &rfModel{d: data.Width(), trees: f.Trees, imp: f.Gain}
 }
 
 // rfModel is a fitted forest; it is immutable and safe for concurrent use.
