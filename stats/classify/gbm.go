@@ -51,7 +51,8 @@ func init() { register(6, GradientBoosting{}, unmarshalGBM) }
 // multiply each row's gradient and Hessian, so they enter the splits and
 // leaf values as scikit-learn's sample_weight.
 //
-// Every column is binned once into at most 255 quantile bins; trees grow
+// Every column is binned once into at most 255 quantile bins (a word
+// column, issue 16, into at most tree.WordBins = 32); trees grow
 // best-first to 31 leaves of at least 20 rows (and a Hessian sum of at
 // least 10⁻³), leaf values −0.1·G/H. Fit holds out a stratified 10 % validation slice (fold 0
 // of StratifiedFolds(10) drawn from stats.Rand(seed, "gbm/validation")),
@@ -82,7 +83,7 @@ func (GradientBoosting) Fit(d Data, opt Options) (Model, error) {
 		return nil, err
 	}
 	n := d.rows()
-	bins := tree.Bin(d.X, d.Words, stats.Rand(opt.Seed, "gbm/bins"))
+	bins := tree.Bin(d.X, d.Words, tree.WordBins, stats.Rand(opt.Seed, "gbm/bins"))
 
 	fold := StratifiedFolds(d.Y, d.K, gbmValFolds, stats.Rand(opt.Seed, "gbm/validation"))
 	isTrain, isVal := make([]bool, n), make([]bool, n)
@@ -392,7 +393,7 @@ func (m *gbmModel) Refit(d Data, opt Options) (Model, error) {
 	if d.K != m.k {
 		return nil, fmt.Errorf("classify: refit with %d classes, model has %d", d.K, m.k)
 	}
-	bins := tree.Bin(d.X, d.Words, stats.Rand(opt.Seed, "gbm/bins"))
+	bins := tree.Bin(d.X, d.Words, tree.WordBins, stats.Rand(opt.Seed, "gbm/bins"))
 	return fitGBM(bins, d, gbmParams(), m.rounds(), opt.Workers), nil
 }
 

@@ -20,7 +20,7 @@ func FitCART(d Data, minLeaf int) Model {
 // With words, every word is a column.
 func FitGBMFixed(d Data, leaves, rounds int, lambda float64, workers int) Model {
 	p := tree.HistParams{Leaves: leaves, MinLeaf: gbmMinLeaf, Lambda: lambda, Rate: gbmRate}
-	return fitGBM(tree.Bin(d.X, d.Words, nil), d, p, rounds, workers)
+	return fitGBM(tree.Bin(d.X, d.Words, tree.MaxBins, nil), d, p, rounds, workers)
 }
 
 // GBMRounds returns a gradient-boosting model's number of rounds.

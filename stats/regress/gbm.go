@@ -36,7 +36,8 @@ var gbmLeafChoices = []int{3, 7, 15, 31}
 // GradientBoosting is histogram gradient boosting of regression trees
 // with squared loss (Friedman 2001, "Greedy function approximation", Ann.
 // Statist. 29; histograms as in LightGBM): every column is binned once
-// into at most 255 quantile bins, trees grow best-first to a number of
+// into at most 255 quantile bins (a word column, issue 16, into at most
+// tree.WordBins = 32), trees grow best-first to a number of
 // leaves with at least 20 rows each, leaf values are shrunk by the
 // learning rate 0.1 and an L2 penalty. Fit holds out a 10 % validation
 // slice (drawn from stats.Rand(seed, "gbm/validation")), boosts with 3, 7,
@@ -65,7 +66,7 @@ func (GradientBoosting) Fit(d Data, opt Options) (Model, error) {
 	}
 	y := d.Y
 	n := len(y)
-	bins := tree.Bin(d.X, d.Words, stats.Rand(opt.Seed, "gbm/bins"))
+	bins := tree.Bin(d.X, d.Words, tree.WordBins, stats.Rand(opt.Seed, "gbm/bins"))
 
 	nv := max(1, n/10)
 	isVal := make([]bool, n)
@@ -256,7 +257,7 @@ func (m *gbmModel) Refit(d Data, opt Options) (Model, error) {
 	if err := gbmCheck(d); err != nil {
 		return nil, err
 	}
-	bins := tree.Bin(d.X, d.Words, stats.Rand(opt.Seed, "gbm/bins"))
+	bins := tree.Bin(d.X, d.Words, tree.WordBins, stats.Rand(opt.Seed, "gbm/bins"))
 	return fitGBM(bins, d.Y, gbmParams(m.leaves), len(m.trees), opt.Workers), nil
 }
 

@@ -31,7 +31,7 @@ func FitGBMParallel(x *mat.Dense, y []float64, leaves, rounds int, lambda float6
 // FitGBMWords is FitGBMParallel on d's rows, words and all.
 func FitGBMWords(d Data, leaves, rounds int, lambda float64, workers int) Model {
 	p := tree.HistParams{Leaves: leaves, MinLeaf: gbmMinLeaf, Lambda: lambda, Rate: gbmRate, ParallelCells: 1}
-	return fitGBM(tree.Bin(d.X, d.Words, nil), d.Y, p, rounds, workers)
+	return fitGBM(tree.Bin(d.X, d.Words, tree.MaxBins, nil), d.Y, p, rounds, workers)
 }
 
 // GBMShape returns a gradient-boosting model's leaves and rounds.

@@ -25,14 +25,15 @@ const (
 // quantiles k/MaxBins, k = 1…MaxBins−1 (MODELLING §0, linear
 // interpolation), without repeats. Bin b holds edges[b−1] < x ≤ edges[b].
 func edgesOf(sorted []float64) []float64 {
-	return edgesAt(len(sorted), func(k int) float64 { return sorted[k] }, slices.Compact(slices.Clone(sorted)))
+	return edgesAt(len(sorted), func(k int) float64 { return sorted[k] }, slices.Compact(slices.Clone(sorted)), MaxBins)
 }
 
 // edgesAt is edgesOf of the n sorted values at(0) ≤ … ≤ at(n−1), whose
-// distinct values are uniq (increasing): the same edges whether the
-// values are a slice or a word column's non-zeros and implicit zeros.
-func edgesAt(n int, at func(int) float64, uniq []float64) []float64 {
-	if len(uniq) <= MaxBins {
+// distinct values are uniq (increasing), with at most bins bins (MaxBins
+// in edgesOf): the same edges whether the values are a slice or a word
+// column's non-zeros and implicit zeros.
+func edgesAt(n int, at func(int) float64, uniq []float64, bins int) []float64 {
+	if len(uniq) <= bins {
 		edges := make([]float64, 0, len(uniq)-1)
 		for k := 1; k < len(uniq); k++ {
 			a, b := uniq[k-1], uniq[k]
@@ -45,9 +46,9 @@ func edgesAt(n int, at func(int) float64, uniq []float64) []float64 {
 		return edges
 	}
 	top := at(n - 1)
-	edges := make([]float64, 0, MaxBins-1)
-	for k := 1; k < MaxBins; k++ {
-		h := float64(k) / MaxBins * float64(n-1)
+	edges := make([]float64, 0, bins-1)
+	for k := 1; k < bins; k++ {
+		h := float64(k) / float64(bins) * float64(n-1)
 		lo := int(math.Floor(h))
 		q := at(lo)
 		if lo+1 < n {

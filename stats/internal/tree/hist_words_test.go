@@ -46,7 +46,7 @@ func TestEdgesSparse(t *testing.T) {
 			}
 		}
 		want := edgesOf(sorted)
-		if got := edgesSparse(nz, len(col)-len(nz)); !slices.Equal(got, want) {
+		if got := edgesSparse(nz, len(col)-len(nz), MaxBins); !slices.Equal(got, want) {
 			t.Errorf("column %d: edgesSparse = %v, edgesOf = %v", k, got, want)
 		}
 	}
@@ -105,7 +105,7 @@ func wordRows(n, d, w int, seed uint64) (x *mat.Dense, words *stats.CSR, full *m
 // dense matrix, and every value its bin.
 func TestBinWordsMatchesDense(t *testing.T) {
 	x, words, full, _, _ := wordRows(700, 2, 90, 1)
-	b := Bin(x, words, nil)
+	b := Bin(x, words, MaxBins, nil)
 	edges, bins := Binning(Columns(full), 700, 92, nil)
 	for j := range edges {
 		if !slices.Equal(b.edges[j], edges[j]) {
@@ -114,6 +114,11 @@ func TestBinWordsMatchesDense(t *testing.T) {
 	}
 	if !slices.Equal(b.bins, bins[:2*700]) {
 		t.Fatal("dense bins differ")
+	}
+	for j, e := range Bin(x, words, 8, nil).edges {
+		if j < 2 && !slices.Equal(e, edges[j]) || j >= 2 && len(e) > 7 {
+			t.Fatalf("column %d: %d edges with 8 bins a word", j, len(e))
+		}
 	}
 	for i := range 700 {
 		for j := range 90 {
@@ -138,7 +143,7 @@ func TestGrowWordsMatchesDense(t *testing.T) {
 	for _, d := range []int{0, 2} {
 		n, w := 900, 600
 		x, words, full, grad, hess := wordRows(n, d, w, uint64(2+d))
-		sparse := Bin(x, words, nil)
+		sparse := Bin(x, words, MaxBins, nil)
 		edges, bins := Binning(Columns(full), n, d+w, nil)
 		for _, h := range [][]float64{nil, hess} {
 			p := HistParams{Leaves: 31, MinLeaf: 10, Lambda: 1, Rate: 0.1, ParallelCells: 1}
@@ -183,7 +188,7 @@ func close(a, b float64) bool { return math.Abs(a-b) <= 1e-12*max(math.Abs(a), m
 // reads them written out.
 func TestBinnedSubsetHeld(t *testing.T) {
 	x, words, full, grad, _ := wordRows(300, 1, 40, 7)
-	b := Bin(x, words, nil)
+	b := Bin(x, words, MaxBins, nil)
 	keep := make([]bool, 300)
 	var rows []int
 	for i := range keep {
