@@ -8,7 +8,9 @@ package wordsim
 import (
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -119,3 +121,18 @@ func (s Set) Rows(lo, hi int) Set {
 
 // Matrix is s's rows as one stats.SparseMatrix.
 func (s Set) Matrix() *stats.SparseMatrix { return stats.NewSparseMatrix(s.Dense, s.Words) }
+
+// Bench is the training and test rows of the families' word benchmarks:
+// VATIC_BENCH_WORDS_ROWS (default 80 000) training rows and a quarter as
+// many test rows of 3 dense columns and 1 000 words, about 30 draws of a
+// word a row, k classes, seed 1.
+func Bench(k int) (train, test Set) {
+	n := 80_000
+	if s := os.Getenv("VATIC_BENCH_WORDS_ROWS"); s != "" {
+		if v, err := strconv.Atoi(s); err == nil && v >= 10 {
+			n = v
+		}
+	}
+	all := Make(n+n/4, 3, 1000, 30, k, 1)
+	return all.Rows(0, n), all.Rows(n, n+n/4)
+}
