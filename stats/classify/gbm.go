@@ -51,7 +51,8 @@ func init() { register(6, GradientBoosting{}, unmarshalGBM) }
 // multiply each row's gradient and Hessian, so they enter the splits and
 // leaf values as scikit-learn's sample_weight.
 //
-// Every column is binned once into at most 255 quantile bins; trees grow
+// Every column is binned once into at most 255 quantile bins (a word
+// column, issue 16, into at most tree.WordBins = 32); trees grow
 // best-first to 31 leaves of at least 20 rows (and a Hessian sum of at
 // least 10⁻³), leaf values −0.1·G/H. Fit holds out a stratified 10 % validation slice (fold 0
 // of StratifiedFolds(10) drawn from stats.Rand(seed, "gbm/validation")),
@@ -73,37 +74,48 @@ func (GradientBoosting) Scaled() bool { return false }
 // Fit chooses the number of rounds on a validation slice and boosts that
 // many on every row, with up to opt.Workers goroutines. It returns
 // ErrTooFewRows below 10 rows.
+//
+// With words (d.Words) every word is a column of the trees, binned and
+// split on sparsely (tree.Bin): the model reads rows of X's columns then
+// the words, as a *stats.SparseMatrix or dense.
 func (GradientBoosting) Fit(d Data, opt Options) (Model, error) {
-	if d.Words != nil {
-		return fitBounded(d, opt, GradientBoosting{}.Fit) // bounded.go: the best stats.MaxDenseWords words
-	}
-	if err := treeCheck(d); err != nil {
+	if err := gbmCheck(d); err != nil {
 		return nil, err
 	}
-	n, c := d.X.Dims()
-	edges, bins := tree.Binning(tree.Columns(d.X), n, c, stats.Rand(opt.Seed, "gbm/bins"))
+	n := d.rows()
+	bins := tree.Bin(d.X, d.Words, tree.WordBins, stats.Rand(opt.Seed, "gbm/bins"))
 
 	fold := StratifiedFolds(d.Y, d.K, gbmValFolds, stats.Rand(opt.Seed, "gbm/validation"))
-	isTrain := make([]bool, n)
+	isTrain, isVal := make([]bool, n), make([]bool, n)
 	var train, val Data
 	val.K, train.K = d.K, d.K
-	var vx []float64 // row-major validation rows
 	for i := range n {
 		isTrain[i] = fold[i] != 0
+		isVal[i] = !isTrain[i]
 		part := &train
 		if !isTrain[i] {
 			part = &val
-			vx = append(vx, d.X.RawRowView(i)...)
 		}
 		part.Y = append(part.Y, d.Y[i])
 		if d.W != nil {
 			part.W = append(part.W, d.W[i])
 		}
 	}
-	tbins, nt := tree.Subset(bins, n, c, isTrain)
-	b := newBooster(tbins, nt, edges, train, gbmParams(), opt.Workers)
-	rounds := b.run(gbmMaxRounds, &gbmValidation{x: vx, d: val}, false)
-	return fitGBM(bins, n, edges, d, gbmParams(), rounds, opt.Workers), nil
+	b := newBooster(bins.Subset(isTrain), train, gbmParams(), opt.Workers)
+	rounds := b.run(gbmMaxRounds, &gbmValidation{x: tree.Hold(d.X, d.Words, isVal), d: val}, false)
+	return fitGBM(bins, d, gbmParams(), rounds, opt.Workers), nil
+}
+
+// gbmCheck is treeCheck of d; with words, of its rows (checkData) and of
+// its classes and weights (treeCheck of a one-column stand-in for them).
+func gbmCheck(d Data) error {
+	if d.Words == nil {
+		return treeCheck(d)
+	}
+	if err := checkData(d, 1); err != nil {
+		return err
+	}
+	return treeCheck(Data{X: mat.NewDense(d.rows(), 1, nil), Y: d.Y, K: d.K, W: d.W})
 }
 
 func gbmParams() tree.HistParams {
@@ -111,16 +123,16 @@ func gbmParams() tree.HistParams {
 }
 
 // fitGBM boosts rounds rounds on binned rows without validation.
-func fitGBM(bins []uint8, n int, edges [][]float64, d Data, p tree.HistParams, rounds, workers int) *gbmModel {
-	b := newBooster(bins, n, edges, d, p, workers)
+func fitGBM(bins *tree.Binned, d Data, p tree.HistParams, rounds, workers int) *gbmModel {
+	b := newBooster(bins, d, p, workers)
 	b.run(rounds, nil, true)
-	return &gbmModel{d: len(edges), k: d.K, base: b.base, trees: b.trees, imp: b.imp}
+	return &gbmModel{d: bins.Cols(), k: d.K, base: b.base, trees: b.trees, imp: b.imp}
 }
 
-// gbmValidation is the held-out slice of early stopping: rows of x
-// row-major, their classes and weights in d.
+// gbmValidation is the held-out slice of early stopping: rows x, their
+// classes and weights in d.
 type gbmValidation struct {
-	x []float64
+	x *tree.Held
 	d Data
 }
 
@@ -128,7 +140,6 @@ type gbmValidation struct {
 // is one score (the log-odds of class 1), else one per class.
 type booster struct {
 	d       Data
-	cols    int
 	growers []*tree.Grower // one per score, so the scores of a round grow side by side
 	workers int            // goroutines across the scores
 
@@ -141,14 +152,15 @@ type booster struct {
 	gains [][]float64 // per score, summed into imp after each round
 }
 
-func newBooster(bins []uint8, n int, edges [][]float64, d Data, p tree.HistParams, workers int) *booster {
+func newBooster(bins *tree.Binned, d Data, p tree.HistParams, workers int) *booster {
 	s := gbmScores(d.K)
 	workers = max(1, workers)
-	b := &booster{d: d, cols: len(edges), workers: min(workers, s), imp: make([]float64, len(edges))}
+	n, cols := bins.Rows(), bins.Cols()
+	b := &booster{d: d, workers: min(workers, s), imp: make([]float64, cols)}
 	inner := max(1, workers/s) // what the scores leave for each histogram
 	b.base = gbmBase(d)
 	for k := range s {
-		b.growers = append(b.growers, tree.NewGrower(bins, n, edges, p, inner))
+		b.growers = append(b.growers, bins.Grower(p, inner))
 		raw := make([]float64, n)
 		for i := range raw {
 			raw[i] = b.base[k]
@@ -156,7 +168,7 @@ func newBooster(bins []uint8, n int, edges [][]float64, d Data, p tree.HistParam
 		b.raw = append(b.raw, raw)
 		b.grad = append(b.grad, make([]float64, n))
 		b.hess = append(b.hess, make([]float64, n))
-		b.gains = append(b.gains, make([]float64, len(edges)))
+		b.gains = append(b.gains, make([]float64, cols))
 	}
 	b.trees = make([][][]tree.Node, s)
 	return b
@@ -251,7 +263,7 @@ func (b *booster) run(rounds int, val *gbmValidation, keep bool) int {
 		}
 		for k := range s {
 			for i := range vraw[k] {
-				vraw[k][i] += tree.Leaf(nodes[k], val.x[i*b.cols:(i+1)*b.cols])
+				vraw[k][i] += val.x.Leaf(nodes[k], i)
 			}
 		}
 		// An improvement must exceed scikit-learn's tol, 1e-7: on
@@ -372,18 +384,17 @@ func (m *gbmModel) Importance() []float64 { return append([]float64(nil), m.imp.
 // rounds is the number of boosting rounds the model holds.
 func (m *gbmModel) rounds() int { return len(m.trees[0]) }
 
-// Refit boosts the same number of rounds on d, binning its x anew,
-// without a validation slice.
+// Refit boosts the same number of rounds on d (with its words, if any),
+// binning its rows anew, without a validation slice.
 func (m *gbmModel) Refit(d Data, opt Options) (Model, error) {
-	if err := treeCheck(d); err != nil {
+	if err := gbmCheck(d); err != nil {
 		return nil, err
 	}
 	if d.K != m.k {
 		return nil, fmt.Errorf("classify: refit with %d classes, model has %d", d.K, m.k)
 	}
-	n, c := d.X.Dims()
-	edges, bins := tree.Binning(tree.Columns(d.X), n, c, stats.Rand(opt.Seed, "gbm/bins"))
-	return fitGBM(bins, n, edges, d, gbmParams(), m.rounds(), opt.Workers), nil
+	bins := tree.Bin(d.X, d.Words, tree.WordBins, stats.Rand(opt.Seed, "gbm/bins"))
+	return fitGBM(bins, d, gbmParams(), m.rounds(), opt.Workers), nil
 }
 
 // gbmVersion is the first payload byte; bump it when the layout changes.

@@ -17,11 +17,10 @@ func FitCART(d Data, minLeaf int) Model {
 // scikit-learn's HistGradientBoostingClassifier(max_iter=rounds,
 // max_leaf_nodes=leaves, l2_regularization=lambda, early_stopping=False),
 // for the reference test.
+// With words, every word is a column.
 func FitGBMFixed(d Data, leaves, rounds int, lambda float64, workers int) Model {
-	n, c := d.X.Dims()
-	edges, bins := tree.Binning(tree.Columns(d.X), n, c, nil)
 	p := tree.HistParams{Leaves: leaves, MinLeaf: gbmMinLeaf, Lambda: lambda, Rate: gbmRate}
-	return fitGBM(bins, n, edges, d, p, rounds, workers)
+	return fitGBM(tree.Bin(d.X, d.Words, tree.MaxBins, nil), d, p, rounds, workers)
 }
 
 // GBMRounds returns a gradient-boosting model's number of rounds.

@@ -36,7 +36,8 @@ var gbmLeafChoices = []int{3, 7, 15, 31}
 // GradientBoosting is histogram gradient boosting of regression trees
 // with squared loss (Friedman 2001, "Greedy function approximation", Ann.
 // Statist. 29; histograms as in LightGBM): every column is binned once
-// into at most 255 quantile bins, trees grow best-first to a number of
+// into at most 255 quantile bins (a word column, issue 16, into at most
+// tree.WordBins = 32), trees grow best-first to a number of
 // leaves with at least 20 rows each, leaf values are shrunk by the
 // learning rate 0.1 and an L2 penalty. Fit holds out a 10 % validation
 // slice (drawn from stats.Rand(seed, "gbm/validation")), boosts with 3, 7,
@@ -56,18 +57,16 @@ func (GradientBoosting) Scaled() bool { return false }
 
 // Fit chooses the leaves and rounds on a validation slice and fits them on
 // every row, with up to opt.Workers goroutines. It returns ErrTooFewRows
-// below 10 rows.
+// below 10 rows. With words (d.Words) every word is a column of the
+// trees, binned and split on sparsely (tree.Bin): the model reads rows of
+// X's columns then the words, as a *stats.SparseMatrix or dense.
 func (GradientBoosting) Fit(d Data, opt Options) (Model, error) {
-	return fitWords(d, opt, fitGradientBoosting) // bounded.go: with words, the best stats.MaxDenseWords
-}
-
-// fitGradientBoosting is Fit on dense rows.
-func fitGradientBoosting(x *mat.Dense, y []float64, opt Options) (Model, error) {
-	if err := treeCheckInput(x, y); err != nil {
+	if err := gbmCheck(d); err != nil {
 		return nil, err
 	}
-	n, d := x.Dims()
-	edges, bins := tree.Binning(tree.Columns(x), n, d, stats.Rand(opt.Seed, "gbm/bins"))
+	y := d.Y
+	n := len(y)
+	bins := tree.Bin(d.X, d.Words, tree.WordBins, stats.Rand(opt.Seed, "gbm/bins"))
 
 	nv := max(1, n/10)
 	isVal := make([]bool, n)
@@ -76,17 +75,17 @@ func fitGradientBoosting(x *mat.Dense, y []float64, opt Options) (Model, error) 
 	}
 	isTrain := make([]bool, n)
 	ty := make([]float64, 0, n-nv)
-	vx := make([]float64, 0, nv*d) // row-major validation rows
 	vy := make([]float64, 0, nv)
 	for i := range n {
 		if isTrain[i] = !isVal[i]; isTrain[i] {
 			ty = append(ty, y[i])
 		} else {
-			vx = append(vx, x.RawRowView(i)...)
 			vy = append(vy, y[i])
 		}
 	}
-	tbins, nt := tree.Subset(bins, n, d, isTrain)
+	tbins := bins.Subset(isTrain)
+	nt := tbins.Rows()
+	vx := tree.Hold(d.X, d.Words, isVal)
 
 	// The leaf choices run side by side, each single-threaded unless
 	// workers outnumber them; the most leaves (the slowest) start first.
@@ -109,8 +108,8 @@ func fitGradientBoosting(x *mat.Dense, y []float64, opt Options) (Model, error) 
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			g := tree.NewGrower(tbins, nt, edges, gbmParams(leaves), inner)
-			r := boost(g, d, ty, gbmMaxRounds, &histValidation{x: vx, y: vy}, false)
+			g := tbins.Grower(gbmParams(leaves), inner)
+			r := boost(g, bins.Cols(), ty, gbmMaxRounds, &histValidation{x: vx, y: vy}, false)
 			trials[k] = trial{rounds: r.rounds, loss: r.loss}
 		})
 	}
@@ -121,7 +120,16 @@ func fitGradientBoosting(x *mat.Dense, y []float64, opt Options) (Model, error) 
 			best = k
 		}
 	}
-	return fitGBM(bins, n, edges, y, gbmParams(gbmLeafChoices[best]), trials[best].rounds, opt.Workers), nil
+	return fitGBM(bins, y, gbmParams(gbmLeafChoices[best]), trials[best].rounds, opt.Workers), nil
+}
+
+// gbmCheck validates the rows a fit reads: treeCheckInput's checks
+// without words, checkData's (at least 10 rows) with them.
+func gbmCheck(d Data) error {
+	if d.Words == nil {
+		return treeCheckInput(d.X, d.Y)
+	}
+	return checkData(d, 10)
 }
 
 func gbmParams(leaves int) tree.HistParams {
@@ -129,16 +137,17 @@ func gbmParams(leaves int) tree.HistParams {
 }
 
 // fitGBM boosts rounds trees on binned rows without validation.
-func fitGBM(bins []uint8, n int, edges [][]float64, y []float64, p tree.HistParams, rounds, workers int) *gbmModel {
-	g := tree.NewGrower(bins, n, edges, p, workers)
-	r := boost(g, len(edges), y, rounds, nil, true)
-	return &gbmModel{d: len(edges), leaves: p.Leaves, base: r.base, trees: r.trees, imp: r.imp}
+func fitGBM(bins *tree.Binned, y []float64, p tree.HistParams, rounds, workers int) *gbmModel {
+	g := bins.Grower(p, workers)
+	r := boost(g, bins.Cols(), y, rounds, nil, true)
+	return &gbmModel{d: bins.Cols(), leaves: p.Leaves, base: r.base, trees: r.trees, imp: r.imp}
 }
 
-// histValidation is the held-out slice of early stopping: rows of x
-// row-major, targets y.
+// histValidation is the held-out slice of early stopping: rows x, targets
+// y.
 type histValidation struct {
-	x, y []float64
+	x *tree.Held
+	y []float64
 }
 
 // histBoosted is what boost returns.
@@ -184,7 +193,7 @@ func boost(g *tree.Grower, d int, y []float64, rounds int, val *histValidation, 
 			continue
 		}
 		for i := range vpred {
-			vpred[i] += tree.Leaf(nodes, val.x[i*d:(i+1)*d])
+			vpred[i] += val.x.Leaf(nodes, i)
 		}
 		// An improvement must beat rounding noise (1e-12 relative).
 		if loss := gbmMSE(vpred, val.y); loss < out.loss*(1-1e-12) {
@@ -242,17 +251,14 @@ func (m *gbmModel) Predict(x mat.Matrix, dst []float64) {
 // squared loss) per column; a copy.
 func (m *gbmModel) Importance() []float64 { return append([]float64(nil), m.imp...) }
 
-// Refit boosts the same number of leaves and rounds on d's rows, binning
-// them anew, without a validation slice.
-func (m *gbmModel) Refit(data Data, opt Options) (Model, error) {
-	return fitWords(data, opt, func(x *mat.Dense, y []float64, opt Options) (Model, error) {
-		if err := treeCheckInput(x, y); err != nil {
-			return nil, err
-		}
-		n, d := x.Dims()
-		edges, bins := tree.Binning(tree.Columns(x), n, d, stats.Rand(opt.Seed, "gbm/bins"))
-		return fitGBM(bins, n, edges, y, gbmParams(m.leaves), len(m.trees), opt.Workers), nil
-	})
+// Refit boosts the same number of leaves and rounds on d's rows (with
+// its words, if any), binning them anew, without a validation slice.
+func (m *gbmModel) Refit(d Data, opt Options) (Model, error) {
+	if err := gbmCheck(d); err != nil {
+		return nil, err
+	}
+	bins := tree.Bin(d.X, d.Words, tree.WordBins, stats.Rand(opt.Seed, "gbm/bins"))
+	return fitGBM(bins, d.Y, gbmParams(m.leaves), len(m.trees), opt.Workers), nil
 }
 
 // gbmVersion is the first payload byte; bump it when the layout changes.

@@ -25,10 +25,13 @@ func FitGBMFixed(x *mat.Dense, y []float64, leaves, rounds int, lambda float64) 
 // histogram, however small, to test that the split over columns changes
 // nothing.
 func FitGBMParallel(x *mat.Dense, y []float64, leaves, rounds int, lambda float64, workers int) Model {
-	n, d := x.Dims()
-	edges, bins := tree.Binning(tree.Columns(x), n, d, nil)
+	return FitGBMWords(Data{X: x, Y: y}, leaves, rounds, lambda, workers)
+}
+
+// FitGBMWords is FitGBMParallel on d's rows, words and all.
+func FitGBMWords(d Data, leaves, rounds int, lambda float64, workers int) Model {
 	p := tree.HistParams{Leaves: leaves, MinLeaf: gbmMinLeaf, Lambda: lambda, Rate: gbmRate, ParallelCells: 1}
-	return fitGBM(bins, n, edges, y, p, rounds, workers)
+	return fitGBM(tree.Bin(d.X, d.Words, tree.MaxBins, nil), d.Y, p, rounds, workers)
 }
 
 // GBMShape returns a gradient-boosting model's leaves and rounds.

@@ -99,6 +99,13 @@ func TestWordsMatchDense(t *testing.T) {
 				tol = 1e-6
 			case "random_forest": // candidates in another order: forest_words_test.go
 				tol = math.Inf(1)
+			case "gbm":
+				// Boosting bins a word column into at most
+				// tree.WordBins bins, a dense one into 255: another
+				// model by design. With 255 bins a word it matches the
+				// dense fit to 1e-12 (TestGBMWordsMatchDense); here
+				// only the reading of rows and the bytes are tested.
+				tol = math.Inf(1)
 			}
 			d := relDiff(got, want)
 			if d > tol {

@@ -25,8 +25,15 @@ const (
 // quantiles k/MaxBins, k = 1…MaxBins−1 (MODELLING §0, linear
 // interpolation), without repeats. Bin b holds edges[b−1] < x ≤ edges[b].
 func edgesOf(sorted []float64) []float64 {
-	uniq := slices.Compact(slices.Clone(sorted))
-	if len(uniq) <= MaxBins {
+	return edgesAt(len(sorted), func(k int) float64 { return sorted[k] }, slices.Compact(slices.Clone(sorted)), MaxBins)
+}
+
+// edgesAt is edgesOf of the n sorted values at(0) ≤ … ≤ at(n−1), whose
+// distinct values are uniq (increasing), with at most bins bins (MaxBins
+// in edgesOf): the same edges whether the values are a slice or a word
+// column's non-zeros and implicit zeros.
+func edgesAt(n int, at func(int) float64, uniq []float64, bins int) []float64 {
+	if len(uniq) <= bins {
 		edges := make([]float64, 0, len(uniq)-1)
 		for k := 1; k < len(uniq); k++ {
 			a, b := uniq[k-1], uniq[k]
@@ -38,17 +45,17 @@ func edgesOf(sorted []float64) []float64 {
 		}
 		return edges
 	}
-	n := len(sorted)
-	edges := make([]float64, 0, MaxBins-1)
-	for k := 1; k < MaxBins; k++ {
-		h := float64(k) / MaxBins * float64(n-1)
+	top := at(n - 1)
+	edges := make([]float64, 0, bins-1)
+	for k := 1; k < bins; k++ {
+		h := float64(k) / float64(bins) * float64(n-1)
 		lo := int(math.Floor(h))
-		q := sorted[lo]
+		q := at(lo)
 		if lo+1 < n {
-			q += (h - float64(lo)) * (sorted[lo+1] - sorted[lo])
+			q += (h - float64(lo)) * (at(lo+1) - at(lo))
 		}
 		// Skip repeats, and an edge at the maximum (an empty top bin).
-		if (len(edges) == 0 || q > edges[len(edges)-1]) && q < sorted[n-1] {
+		if (len(edges) == 0 || q > edges[len(edges)-1]) && q < top {
 			edges = append(edges, q)
 		}
 	}
@@ -59,10 +66,20 @@ func edgesOf(sorted []float64) []float64 {
 // from maxEdgeRows of them drawn with rng, and the bin of every value,
 // column-major like xc.
 func Binning(xc []float64, n, d int, rng *rand.Rand) (edges [][]float64, bins []uint8) {
-	var pick []int
+	return binDense(xc, n, d, edgeRows(n, rng))
+}
+
+// edgeRows is the rows the bin edges are computed from: nil (all n) up
+// to maxEdgeRows, else maxEdgeRows of them drawn with rng.
+func edgeRows(n int, rng *rand.Rand) []int {
 	if n > maxEdgeRows {
-		pick = rng.Perm(n)[:maxEdgeRows]
+		return rng.Perm(n)[:maxEdgeRows]
 	}
+	return nil
+}
+
+// binDense is Binning with the rows of the edges chosen (edgeRows).
+func binDense(xc []float64, n, d int, pick []int) (edges [][]float64, bins []uint8) {
 	edges = make([][]float64, d)
 	bins = make([]uint8, n*d)
 	var buf []float64
@@ -136,8 +153,11 @@ type histLeaf struct {
 // the smaller's. It holds scratch for one goroutine's fit and is not safe
 // for concurrent use.
 type Grower struct {
-	n, d    int
+	n, d    int     // rows, dense columns
+	cols    int     // dense and word columns: d without words
 	bins    []uint8 // column-major n·d bins of the training rows
+	words   *wordBins
+	wsum    []histCell // per word column, the sums of its non-zeros (buildWords)
 	edges   [][]float64
 	off     []int // column j's cells are hist[off[j]:off[j+1]]
 	p       HistParams
@@ -154,10 +174,20 @@ type Grower struct {
 // NewGrower returns a grower over the n binned rows of Binning (bins and
 // edges), using up to workers goroutines per histogram.
 func NewGrower(bins []uint8, n int, edges [][]float64, p HistParams, workers int) *Grower {
-	d := len(edges)
+	return newGrower(bins, n, edges, nil, p, workers)
+}
+
+// newGrower is NewGrower with the binned words of the last columns of
+// edges (nil without words).
+func newGrower(bins []uint8, n int, edges [][]float64, words *wordBins, p HistParams, workers int) *Grower {
+	cols := len(edges)
+	d := cols
+	if words != nil {
+		d -= len(words.zero)
+	}
 	g := &Grower{
-		n: n, d: d, bins: bins, edges: edges, p: p, workers: max(1, workers),
-		off:  make([]int, d+1),
+		n: n, d: d, cols: cols, bins: bins, words: words, edges: edges, p: p, workers: max(1, workers),
+		off:  make([]int, cols+1),
 		rows: make([]int32, n),
 		tmp:  make([]int32, n),
 		og:   make([]float64, n),
@@ -170,6 +200,9 @@ func NewGrower(bins []uint8, n int, edges [][]float64, p HistParams, workers int
 	for j, e := range edges {
 		g.off[j+1] = g.off[j] + len(e) + 1
 	}
+	if words != nil {
+		g.wsum = make([]histCell, cols-d)
+	}
 	return g
 }
 
@@ -179,7 +212,7 @@ func (g *Grower) alloc() []histCell {
 		g.free = g.free[:k-1]
 		return h
 	}
-	return make([]histCell, g.off[g.d])
+	return make([]histCell, g.off[g.cols])
 }
 
 func (g *Grower) release(h []histCell) {
@@ -259,17 +292,21 @@ func (g *Grower) splittable(l *histLeaf) bool {
 // children with their histograms and best splits, unless last (the tree
 // is full, the children stay leaves).
 func (g *Grower) split(l *histLeaf, grad, hess []float64, nodes *[]Node, last bool) (left, right histLeaf) {
-	col := g.bins[l.feat*g.n : (l.feat+1)*g.n]
 	seg := g.rows[l.s:l.e]
 	b := uint8(l.bin)
 	li, ri := 0, 0
-	for _, r := range seg {
-		if col[r] <= b {
-			seg[li] = r
-			li++
-		} else {
-			g.tmp[ri] = r
-			ri++
+	if l.feat >= g.d {
+		li, ri = g.partitionWord(seg, l.feat-g.d, b)
+	} else {
+		col := g.bins[l.feat*g.n : (l.feat+1)*g.n]
+		for _, r := range seg {
+			if col[r] <= b {
+				seg[li] = r
+				li++
+			} else {
+				g.tmp[ri] = r
+				ri++
+			}
 		}
 	}
 	copy(seg[li:], g.tmp[:ri])
@@ -328,6 +365,10 @@ func (g *Grower) build(h []histCell, seg []int32, grad, hess []float64) {
 	minCells := parallelCells
 	if g.p.ParallelCells > 0 {
 		minCells = g.p.ParallelCells
+	}
+	if g.words != nil {
+		g.buildWithWords(h, seg, gr, hs, w, rows*g.d >= minCells)
+		return
 	}
 	if w < 2 || rows*g.d < minCells {
 		g.buildCols(h, seg, gr, hs, 0, g.d)
@@ -401,7 +442,13 @@ func (g *Grower) findSplit(l *histLeaf) {
 	parent := sumG * sumG * g.invH(sumH, cnt)
 	best := parent
 	feat, bin, bestGL, bestHL, bestNL := -1, 0, 0.0, 0.0, int64(0)
-	for j := range g.d {
+	for j := range g.cols {
+		if j >= g.d && l.hist[g.off[j]+int(g.words.zero[j-g.d])].n == cnt {
+			// A word absent from every row of the node (all in its zero
+			// bin) has no boundary with rows on both sides: skipped, most
+			// of a deep node's words cost one test instead of a pass.
+			continue
+		}
 		// The last bin cannot be a boundary: nothing would go right.
 		hj := l.hist[g.off[j] : g.off[j+1]-1]
 		var gl, hl float64
