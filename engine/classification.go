@@ -267,7 +267,6 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 		w = balanceWeights(yTrain, k)
 	}
 	train := classify.AsData(xTrain, yTrain, k, w)
-	train.WordImportance = sp.pipe.wordImportance()
 	var algos []classify.Algorithm
 	for _, a := range e.classifiers(sp.pipe.textFeatures()) {
 		if why := outOfBudget(a.Key(), len(trainPos), len(testPos), len(features)); why != "" {
@@ -310,7 +309,6 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 		wAll = balanceWeights(cs.y, k)
 	}
 	dAll := classify.AsData(xAll, cs.y, k, wAll)
-	dAll.WordImportance = all.wordImportance()
 	final, err := results[best].Model.model.Refit(dAll, classify.Options{Seed: seed, Workers: workers})
 	if err != nil {
 		return fmt.Errorf("refit champion: %w", err)

@@ -232,7 +232,7 @@ const cvRegressionSEs = 1
 // workers fits at once (each single-threaded, so the folds rather than
 // the trees share the cores). Results come in algos' order.
 func rankRegressionCV(ctx context.Context, algos []regress.Algorithm, all regress.Data, seed uint64, repeats, workers int, progress func(done, total int)) ([]contest.CVScore, error) {
-	x, y, wordImportance := regress.AsMatrix(all), all.Y, all.WordImportance
+	x, y := regress.AsMatrix(all), all.Y
 	folds, err := contest.RepeatedKFold(len(y), cvFolds, repeats, stats.Rand(seed, "contest/cv"))
 	if err != nil {
 		return nil, err
@@ -241,7 +241,6 @@ func rankRegressionCV(ctx context.Context, algos []regress.Algorithm, all regres
 	for i, a := range algos {
 		cands[i] = contest.CVFunc{K: a.Key(), F: func(train, test []int) (float64, error) {
 			d := regress.AsData(x.SelectRows(train), pick(y, train))
-			d.WordImportance = wordImportance
 			m, err := a.Fit(d, regress.Options{Seed: seed, Workers: 1})
 			if err != nil {
 				return 0, err
@@ -271,7 +270,7 @@ func rankRegressionCV(ctx context.Context, algos []regress.Algorithm, all regres
 // for every contestant, which lowers all means alike.
 func rankClassificationCV(ctx context.Context, fits []classify.Model, all classify.Data,
 	seed uint64, repeats, workers int, progress func(done, total int)) ([]contest.CVScore, error) {
-	x, y, k, balance, wordImportance := classify.AsMatrix(all), all.Y, all.K, all.W != nil, all.WordImportance
+	x, y, k, balance := classify.AsMatrix(all), all.Y, all.K, all.W != nil
 	folds, err := contest.RepeatedStratifiedKFold(y, k, cvFolds, repeats, stats.Rand(seed, "contest/cv"))
 	if err != nil {
 		return nil, err
@@ -280,7 +279,6 @@ func rankClassificationCV(ctx context.Context, fits []classify.Model, all classi
 	for i, f := range fits {
 		cands[i] = contest.CVFunc{K: f.Key(), F: func(train, test []int) (float64, error) {
 			d := classify.AsData(x.SelectRows(train), pick(y, train), k, nil)
-			d.WordImportance = wordImportance
 			if balance {
 				d.W = balanceWeights(d.Y, k)
 			}

@@ -214,10 +214,9 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 	}
 	msgs = append(msgs, textMessages(sp.pipe)...)
 	features := sp.features
-	// The words stay a CSR block (issue 16): the linear models read them
-	// sparsely, the others a bounded dense block (regress.Data).
+	// The words stay a CSR block (issue 16): every family reads them
+	// sparsely (regress.Data).
 	train := regress.AsData(sp.xTrain, yTrain)
-	train.WordImportance = sp.pipe.wordImportance()
 	progress(10)
 	if err := ctx.Err(); err != nil {
 		return err
@@ -262,7 +261,6 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 		return err
 	}
 	dAll := regress.AsData(xAll, d.y)
-	dAll.WordImportance = all.wordImportance()
 	final, err := results[best].Model.model.Refit(dAll, regress.Options{Seed: seed, Workers: workers})
 	if err != nil {
 		return fmt.Errorf("refit champion: %w", err)

@@ -95,21 +95,6 @@ func encodeText(pc prepColumn, fc *frameColumn, rows []int) *stats.CSR {
 	return text.NewEncoder(pc.Terms, pc.IDF).Transform(documents(fc, rows))
 }
 
-// wordImportance is the importance of each word column of p's matrix,
-// in column order (what the families with a bounded dense block rank the
-// words by, classify.Data.WordImportance); nil without words or without
-// a target.
-func (p pipeline) wordImportance() []float64 {
-	var out []float64
-	for _, tf := range p.texts {
-		if tf.importance == nil && len(tf.terms) > 0 {
-			return nil
-		}
-		out = append(out, tf.importance...)
-	}
-	return out
-}
-
 // textFeatures says whether any text column became features.
 func (p pipeline) textFeatures() bool {
 	for _, c := range p.Columns {

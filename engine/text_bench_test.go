@@ -128,7 +128,6 @@ func BenchmarkClassificationText(b *testing.B) {
 			b.Fatal(err)
 		}
 		td := classify.AsData(sp.xTrain, yTrain, k, nil)
-		td.WordImportance = sp.pipe.wordImportance()
 		var algos []classify.Algorithm
 		for _, a := range classify.Lineup(true) {
 			if outOfBudget(a.Key(), len(train), len(test), len(sp.features)) == "" {

@@ -1,10 +1,11 @@
-// The bounded dense block of the families that read no sparse input
-// (k-NN, the random forest and gradient boosting, in classification and
-// regression alike): the dense columns and the MaxDenseWords best words of
-// the text columns as one dense matrix, and the framing of a model fitted
-// on it (the kept columns, then the family's own bytes). It sits in stats
-// so that stats/classify and stats/regress, which may not import each
-// other (STYLE §2, TestLayering), share one definition and one wire.
+// The bounded dense block that k-NN, the random forest and gradient
+// boosting (classification and regression alike) fitted on before they
+// read words natively (issue 16): the dense columns and the MaxDenseWords
+// best words of the text columns as one dense matrix, and the framing of
+// a model fitted on it (the kept columns, then the family's own bytes).
+// No fit makes one now; saved models of that kind still decode and
+// predict through the two families' decoders, which share this one
+// definition and wire.
 
 package stats
 
@@ -14,24 +15,16 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/vaticml/vatic/stats/internal/codec"
 )
 
-// MaxDenseWords is how many words of a session's text columns the
-// families without a sparse path (k-NN, the random forest and gradient
-// boosting) read, as dense columns: MODELLING §9's cap of 500 features,
-// applied to the words those families see. A 100 000-row session thus
-// builds one n × (non-text + 500) block for them instead of an
-// n × (non-text + 1 000 per text column) matrix, and the families that
-// read the CSR block (logistic regression and the two naive Bayes in
-// classification, the linear models in regression) keep every word: the
-// cap applied to them too cost the fortunes benchmark about 0.02 macro-F1
-// (stop 27), where the L1 logistic is the usual champion. Trees that split
-// on sparse columns natively would drop the bound; they are a later step.
+// MaxDenseWords is how many words a bounded model kept at most (MODELLING
+// §9's cap of 500 features, applied to the words of the families that
+// then read no sparse input). Tests use it to show that every family now
+// reads words past it.
 const MaxDenseWords = 500
 
 // BoundedKey frames a bounded model's bytes (the key both families
@@ -64,31 +57,6 @@ func BoundedWords(n int, importance []float64) []int {
 	order = order[:MaxDenseWords]
 	slices.Sort(order)
 	return order
-}
-
-// WordBlock is a training set's bounded dense block, built once for all
-// the fits of the same rows: a session's contestants fit side by side on
-// them. The zero WordBlock is ready; it is safe for concurrent use.
-type WordBlock struct {
-	once  sync.Once
-	words []int
-	x     *mat.Dense
-}
-
-// Get returns the kept words (BoundedWords of m's words by importance)
-// and m's dense columns followed by them as one dense matrix. A nil b
-// builds them afresh; otherwise the first call builds them and every
-// call returns the same ones, which the callers only read.
-func (b *WordBlock) Get(m *SparseMatrix, importance []float64) ([]int, *mat.Dense) {
-	build := func() ([]int, *mat.Dense) {
-		words := BoundedWords(m.Words.Cols, importance)
-		return words, m.DenseColumns(words)
-	}
-	if b == nil {
-		return build()
-	}
-	b.once.Do(func() { b.words, b.x = build() })
-	return b.words, b.x
 }
 
 // Bounded is the shape of a model fitted on a bounded dense block: the

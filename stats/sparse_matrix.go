@@ -10,7 +10,7 @@ import (
 // there are none), then the words of the text columns as a CSR block (nil
 // without text). It is a mat.Matrix, so every model's Proba reads it; the
 // models that know it read the words sparsely (Words), the others a row
-// at a time (RowTo) or a bounded dense block (DenseColumns). A SparseMatrix is
+// at a time (RowTo); an old bounded model its dense block (DenseColumns). A SparseMatrix is
 // safe for concurrent reads.
 type SparseMatrix struct {
 	Dense *mat.Dense
@@ -112,7 +112,7 @@ func (m *SparseMatrix) ToDense() *mat.Dense {
 
 // DenseColumns returns a new dense matrix of the dense block's columns
 // followed by the given word columns (indices into Words, in the given
-// order): the bounded block of the models that read no sparse input.
+// order): the bounded block an old bounded model reads (stats.Bounded).
 func (m *SparseMatrix) DenseColumns(words []int) *mat.Dense {
 	r, _ := m.Dims()
 	d := m.DenseCols()
@@ -178,17 +178,13 @@ func JoinWords(x *mat.Dense, words *CSR) *SparseMatrix {
 
 // TrainingBlocks splits a family's training matrix into its dense block
 // and words: a *mat.Dense is the dense block itself, a *SparseMatrix its
-// two blocks, with a WordBlock the fits of the same rows share when it has
-// words (nil otherwise), anything else a dense copy.
-func TrainingBlocks(x mat.Matrix) (*mat.Dense, *CSR, *WordBlock) {
+// two blocks, anything else a dense copy.
+func TrainingBlocks(x mat.Matrix) (*mat.Dense, *CSR) {
 	switch x := x.(type) {
 	case *mat.Dense:
-		return x, nil, nil
+		return x, nil
 	case *SparseMatrix:
-		if x.Words == nil {
-			return x.Dense, nil, nil
-		}
-		return x.Dense, x.Words, &WordBlock{}
+		return x.Dense, x.Words
 	}
-	return mat.DenseCopyOf(x), nil, nil
+	return mat.DenseCopyOf(x), nil
 }

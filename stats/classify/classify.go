@@ -49,22 +49,16 @@ type Options struct {
 // CSR block Words, whose columns come after X's (X is nil when there are
 // no other features), so no n × words dense matrix exists (issue 16); the
 // same model then reads rows as a *stats.SparseMatrix of both blocks in Proba.
-// Logistic regression and both naive Bayes read every word sparsely;
-// k-NN and the tree ensembles fit on a bounded dense block of X and the
-// stats.MaxDenseWords best words by WordImportance (bounded.go).
+// Every family reads every word sparsely: logistic regression and both
+// naive Bayes through their non-zeros, the tree ensembles splitting word
+// columns natively (stats/internal/tree), k-NN through an inverted index
+// of the words (stats/internal/neighbors).
 type Data struct {
 	X     *mat.Dense
 	Words *stats.CSR
-	// WordImportance is each word column's importance against the
-	// target (MODELLING §9, the one the session reports); nil ranks the
-	// words in column order.
-	WordImportance []float64
-	Y              []int
-	K              int
-	W              []float64
-	// block, set by AsData, is the bounded dense block built once for all
-	// the fits of the same rows (bounded.go).
-	block *stats.WordBlock
+	Y     []int
+	K     int
+	W     []float64
 }
 
 // rows is the number of rows of d.
@@ -102,13 +96,10 @@ func AsMatrix(d Data) *stats.SparseMatrix { return d.sparse() }
 func (d Data) sparse() *stats.SparseMatrix { return stats.JoinWords(d.X, d.Words) }
 
 // AsData is the training set of x's rows: its dense block as X and its
-// words, if any, as Words. With words, the fits given the returned Data
-// (or a copy of it with WordImportance set once, before the first fit)
-// share one bounded dense block instead of building one each: a
-// session's contestants fit side by side on the same rows.
+// words, if any, as Words.
 func AsData(x mat.Matrix, y []int, k int, w []float64) Data {
 	d := Data{Y: y, K: k, W: w}
-	d.X, d.Words, d.block = stats.TrainingBlocks(x)
+	d.X, d.Words = stats.TrainingBlocks(x)
 	return d
 }
 

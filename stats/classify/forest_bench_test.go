@@ -1,7 +1,6 @@
 package classify_test
 
 import (
-	"math"
 	"slices"
 	"testing"
 
@@ -17,9 +16,7 @@ import (
 // many held out), three classes by the latent score's tertiles, with
 // VATIC_FOREST_BENCH_TREES trees (default 10; the forest's 200 cost 20
 // times as much) on 2 workers, and reports the held-out macro-F1
-// (VATIC_FOREST_BENCH_MTRY, when set, replaces the candidates a node). The
-// word importance a bounded fit would rank words by is the sum over
-// classes of |a class's total of the word − its share of the total|.
+// (VATIC_FOREST_BENCH_MTRY, when set, replaces the candidates a node).
 func BenchmarkForestWords(b *testing.B) {
 	trees := statstest.EnvInt("VATIC_FOREST_BENCH_TREES", 10)
 	train, test, score, testScore := statstest.TextSplit(80_000, 1)
@@ -35,21 +32,7 @@ func BenchmarkForestWords(b *testing.B) {
 			}
 		}
 	}
-	d := classify.Data{X: train.Dense, Words: train.Words, Y: y[:n], K: 3, WordImportance: make([]float64, 1000)}
-	byClass := make([]float64, 3*1000)
-	total := make([]float64, 1000)
-	for i := range n {
-		cols, vals := d.Words.Row(i)
-		for k, j := range cols {
-			byClass[d.Y[i]*1000+int(j)] += vals[k]
-			total[j] += vals[k]
-		}
-	}
-	for j := range total {
-		for c := range 3 {
-			d.WordImportance[j] += math.Abs(byClass[c*1000+j] - total[j]/3)
-		}
-	}
+	d := classify.Data{X: train.Dense, Words: train.Words, Y: y[:n], K: 3}
 	b.ResetTimer()
 	for range b.N {
 		m, err := classify.FitForestTrees(d, trees, statstest.EnvInt("VATIC_FOREST_BENCH_MTRY", 0), classify.Options{Seed: 1, Workers: 2})

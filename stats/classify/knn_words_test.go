@@ -26,11 +26,6 @@ const knnWordsTol = 1e-12
 // its bytes hold the words sparsely.
 func TestKNNWordsMatchDense(t *testing.T) {
 	split, full := wordsData(400, 600, 3, 11)
-	imp := make([]float64, 600)
-	for j := range imp {
-		imp[j] = float64(j % 7)
-	}
-	split.WordImportance = imp
 	dense := classify.Data{X: full, Y: split.Y, K: split.K}
 	xs := stats.NewSparseMatrix(split.X, split.Words)
 	dm, want := probaOf(t, classify.KNN{}, dense, full)

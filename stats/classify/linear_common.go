@@ -34,9 +34,6 @@ func checkData(d Data, minRows int) error {
 			return fmt.Errorf("classify: X has %d rows, Words %d", r, n)
 		}
 	}
-	if d.WordImportance != nil && (d.Words == nil || len(d.WordImportance) != d.Words.Cols) {
-		return fmt.Errorf("classify: %d word importances for %d words", len(d.WordImportance), d.wordCols())
-	}
 	if n != len(d.Y) {
 		return fmt.Errorf("classify: X has %d rows, Y has %d labels", n, len(d.Y))
 	}
@@ -106,7 +103,7 @@ func stratifiedSample(d Data, m int, rng *rand.Rand) Data {
 // selectRows returns the given rows of d (weights follow); no rows give
 // an empty X (gonum has no 0-row Dense; an empty one has Dims 0, 0).
 func selectRows(d Data, rows []int) Data {
-	s := Data{Y: make([]int, len(rows)), K: d.K, WordImportance: d.WordImportance}
+	s := Data{Y: make([]int, len(rows)), K: d.K}
 	if d.W != nil {
 		s.W = make([]float64, len(rows))
 	}

@@ -13,26 +13,11 @@ import (
 // VATIC_FOREST_BENCH_ROWS training rows, default 80 000, and a quarter as
 // many held out) with VATIC_FOREST_BENCH_TREES trees (default 10; the
 // forest's 200 cost 20 times as much) on 2 workers, and reports the
-// held-out RMSE. The word importance a bounded fit would rank words by is
-// each word's |covariance| with the target.
+// held-out RMSE.
 func BenchmarkForestWords(b *testing.B) {
 	trees := statstest.EnvInt("VATIC_FOREST_BENCH_TREES", 10)
 	train, test, y, yTest := statstest.TextSplit(80_000, 1)
-	n := len(y)
-	d := regress.Data{X: train.Dense, Words: train.Words, Y: y, WordImportance: make([]float64, 1000)}
-	var mean float64
-	for _, v := range d.Y {
-		mean += v / float64(n)
-	}
-	for i := range n {
-		cols, vals := d.Words.Row(i)
-		for k, j := range cols {
-			d.WordImportance[j] += vals[k] * (d.Y[i] - mean)
-		}
-	}
-	for j, v := range d.WordImportance {
-		d.WordImportance[j] = math.Abs(v)
-	}
+	d := regress.Data{X: train.Dense, Words: train.Words, Y: y}
 	b.ResetTimer()
 	for range b.N {
 		m, err := regress.FitForestTrees(d, trees, regress.Options{Seed: 1, Workers: 2})

@@ -19,46 +19,6 @@ import (
 
 // importance is each word's summed |correlation| with the class
 // indicators and the target, the stand-in for the session's word
-// importance that picks the bounded block's words (old models).
-func knnImportance(d wordsim.Set) []float64 {
-	n := float64(d.Words.Rows)
-	targets := make([][]float64, d.K+1)
-	for c := range d.K {
-		targets[c] = make([]float64, d.Words.Rows)
-		for i, k := range d.Class {
-			if k == c {
-				targets[c][i] = 1
-			}
-		}
-	}
-	targets[d.K] = d.Y
-	_, sd := d.Words.ColumnMeanSD()
-	imp := make([]float64, d.Words.Cols)
-	for _, t := range targets {
-		var tm, ts float64
-		for _, v := range t {
-			tm += v
-		}
-		tm /= n
-		for _, v := range t {
-			ts += (v - tm) * (v - tm)
-		}
-		ts = math.Sqrt(ts / (n - 1))
-		cov := make([]float64, d.Words.Cols)
-		for i := range d.Words.Rows {
-			c, v := d.Words.Row(i)
-			for k, j := range c {
-				cov[j] += v[k] * (t[i] - tm)
-			}
-		}
-		for j := range imp {
-			if sd[j] > 0 && ts > 0 {
-				imp[j] += math.Abs(cov[j] / (n - 1) / (sd[j] * ts))
-			}
-		}
-	}
-	return imp
-}
 
 // TestKNNTextScale fits both k-NN families on wordsim.Bench's training
 // rows (VATIC_BENCH_WORDS_ROWS, default 80 000: 3 dense columns and
@@ -82,7 +42,6 @@ func TestKNNTextScale(t *testing.T) {
 		nPred = v
 		test = test.Rows(0, v)
 	}
-	imp := knnImportance(train)
 	xt := test.Matrix()
 	t.Logf("train %d rows, %d word non-zeros (%.1f a row); predict %d rows", n, train.Words.NNZ(), float64(train.Words.NNZ())/float64(n), nPred)
 	family := os.Getenv("VATIC_KNN_FAMILY")
@@ -115,7 +74,7 @@ func TestKNNTextScale(t *testing.T) {
 	}
 	if family == "" || family == "classify" {
 		measure("classify knn", func() (any, error) {
-			return classify.KNN{}.Fit(classify.Data{X: train.Dense, Words: train.Words, WordImportance: imp, Y: train.Class, K: train.K}, classify.Options{Seed: 1, Workers: 2})
+			return classify.KNN{}.Fit(classify.Data{X: train.Dense, Words: train.Words, Y: train.Class, K: train.K}, classify.Options{Seed: 1, Workers: 2})
 		}, func(m any) string {
 			p := mat.NewDense(nPred, train.K, nil)
 			parallelRows(nPred, func(lo, hi int) {
@@ -128,7 +87,7 @@ func TestKNNTextScale(t *testing.T) {
 	}
 	if family == "" || family == "regress" {
 		measure("regress knn", func() (any, error) {
-			return regress.KNN{}.Fit(regress.Data{X: train.Dense, Words: train.Words, WordImportance: imp, Y: train.Y}, regress.Options{Seed: 1, Workers: 2})
+			return regress.KNN{}.Fit(regress.Data{X: train.Dense, Words: train.Words, Y: train.Y}, regress.Options{Seed: 1, Workers: 2})
 		}, func(m any) string {
 			p := make([]float64, nPred)
 			parallelRows(nPred, func(lo, hi int) {

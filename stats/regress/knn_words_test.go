@@ -24,11 +24,6 @@ const knnWordsTol = 1e-12
 // its bytes hold the words sparsely.
 func TestKNNWordsMatchDense(t *testing.T) {
 	split, full := wordsData(400, 600, 21)
-	imp := make([]float64, 600)
-	for j := range imp {
-		imp[j] = float64(j % 7)
-	}
-	split.WordImportance = imp
 	dense := regress.Data{X: full, Y: split.Y}
 	test, testFull := wordsData(100, 600, 22)
 	ts := stats.NewSparseMatrix(test.X, test.Words)

@@ -31,20 +31,13 @@ import (
 // no other features), so no n × words dense matrix exists (issue 16); the
 // same model then reads rows as a *stats.SparseMatrix of both blocks in
 // Predict. OLS, ridge and lasso read every word sparsely (their Gram
-// matrix, linear_sparse.go); k-NN and the tree ensembles fit on a bounded
-// dense block of X and the stats.MaxDenseWords best words by
-// WordImportance (bounded.go), as in stats/classify.
+// matrix, linear_sparse.go), the tree ensembles split word columns
+// natively (stats/internal/tree) and k-NN searches through an inverted
+// index of the words (stats/internal/neighbors), as in stats/classify.
 type Data struct {
 	X     *mat.Dense
 	Words *stats.CSR
-	// WordImportance is each word column's importance against the
-	// target (MODELLING §9, the one the session reports); nil ranks the
-	// words in column order.
-	WordImportance []float64
-	Y              []float64
-	// block, set by AsData, is the bounded dense block built once for all
-	// the fits of the same rows.
-	block *stats.WordBlock
+	Y     []float64
 }
 
 // rows is the number of rows of d.
@@ -64,12 +57,10 @@ func (d Data) sparse() *stats.SparseMatrix { return stats.JoinWords(d.X, d.Words
 func AsMatrix(d Data) *stats.SparseMatrix { return d.sparse() }
 
 // AsData is the training set of x's rows: its dense block as X and its
-// words, if any, as Words. With words, the fits given the returned Data
-// (or a copy of it with WordImportance set once, before the first fit)
-// share one bounded dense block instead of building one each.
+// words, if any, as Words.
 func AsData(x mat.Matrix, y []float64) Data {
 	d := Data{Y: y}
-	d.X, d.Words, d.block = stats.TrainingBlocks(x)
+	d.X, d.Words = stats.TrainingBlocks(x)
 	return d
 }
 
