@@ -1,55 +1,53 @@
 package classify_test
 
 import (
-	"slices"
+	"os"
+	"strconv"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/vaticml/vatic/stats/classify"
-	"github.com/vaticml/vatic/stats/internal/statstest"
+	"github.com/vaticml/vatic/stats/internal/wordsim"
 )
 
-// BenchmarkForestWords fits the random forest on text-like rows
-// (statstest.Text: 3 dense columns, 1 000 words, 30 Zipf tokens a row;
-// VATIC_FOREST_BENCH_ROWS training rows, default 80 000, and a quarter as
-// many held out), three classes by the latent score's tertiles, with
-// VATIC_FOREST_BENCH_TREES trees (default 10; the forest's 200 cost 20
-// times as much) on 2 workers, and reports the held-out macro-F1
-// (VATIC_FOREST_BENCH_MTRY, when set, replaces the candidates a node).
-func BenchmarkForestWords(b *testing.B) {
-	trees := statstest.EnvInt("VATIC_FOREST_BENCH_TREES", 10)
-	train, test, score, testScore := statstest.TextSplit(80_000, 1)
-	n := len(score)
-	score = append(score, testScore...)
-	cuts := slices.Clone(score[:n])
-	slices.Sort(cuts)
-	y := make([]int, len(score))
-	for i, s := range score {
-		for _, c := range []float64{cuts[n/3], cuts[2*n/3]} {
-			if s > c {
-				y[i]++
-			}
-		}
+// benchEnv is the positive integer in environment variable name, or def.
+func benchEnv(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
 	}
-	d := classify.Data{X: train.Dense, Words: train.Words, Y: y[:n], K: 3}
+	return def
+}
+
+// BenchmarkForestWords fits the random forest on wordsim.Bench's text-like
+// rows (3 dense columns, 1 000 Zipf words, about 30 a row, three classes;
+// VATIC_BENCH_WORDS_ROWS training rows, default 80 000, and a quarter as
+// many held out) with VATIC_FOREST_BENCH_TREES trees (default 10; the
+// forest's 200 cost 20 times as much) on 2 workers, and reports the
+// held-out macro-F1 (VATIC_FOREST_BENCH_MTRY, when set, replaces the
+// candidates a node).
+func BenchmarkForestWords(b *testing.B) {
+	trees := benchEnv("VATIC_FOREST_BENCH_TREES", 10)
+	train, test := wordsim.Bench(3)
+	nt := len(test.Class)
+	d := classify.Data{X: train.Dense, Words: train.Words, Y: train.Class, K: 3}
 	b.ResetTimer()
 	for range b.N {
-		m, err := classify.FitForestTrees(d, trees, statstest.EnvInt("VATIC_FOREST_BENCH_MTRY", 0), classify.Options{Seed: 1, Workers: 2})
+		m, err := classify.FitForestTrees(d, trees, benchEnv("VATIC_FOREST_BENCH_MTRY", 0), classify.Options{Seed: 1, Workers: 2})
 		if err != nil {
 			b.Fatal(err)
 		}
-		p := mat.NewDense(n/4, 3, nil)
-		m.Proba(test, p)
+		p := mat.NewDense(nt, 3, nil)
+		m.Proba(test.Matrix(), p)
 		var tp, fp, fn [3]float64
-		for i := range n / 4 {
+		for i := range nt {
 			got := 0
 			for c := range 3 {
 				if p.At(i, c) > p.At(i, got) {
 					got = c
 				}
 			}
-			if want := y[n+i]; got == want {
+			if want := test.Class[i]; got == want {
 				tp[got]++
 			} else {
 				fp[got]++

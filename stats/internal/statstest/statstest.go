@@ -1,7 +1,7 @@
 // Package statstest holds test helpers the stats families share: reading
 // the reference data sets and cross-validation folds their testdata
-// folders keep, building small matrices, and synthetic text (Text). It is
-// imported by tests only; of the module it imports stats only.
+// folders keep, and building small matrices. It is imported by tests only
+// and imports nothing of the module (gonum only).
 package statstest
 
 import (
