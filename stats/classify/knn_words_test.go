@@ -7,13 +7,14 @@ import (
 
 	"github.com/vaticml/vatic/stats"
 	"github.com/vaticml/vatic/stats/classify"
+	"github.com/vaticml/vatic/stats/internal/statstest"
 )
 
 // knnWordsTol bounds how far k-NN on words (every varying word divided by
 // one pooled factor, not centred; the expanded distance then exact
 // recomputation) is from k-NN on the same rows as dense columns
 // (z-scored) when every varying word column has sd 1
-// (equalWordVariance): the squared distances differ by rounding
+// (statstest.EqualWordVariance): the squared distances differ by rounding
 // (centring first, then dividing by sds of about 1), a few ulps, so the
 // same neighbours are found and only the 1/distance weights move,
 // relatively by about 1e-15.
@@ -32,8 +33,8 @@ func TestKNNWordsMatchDense(t *testing.T) {
 	split, full := wordsData(400, 600, 3, 11)
 	test, testFull := wordsData(100, 600, 3, 99) // held-out rows: no neighbour at distance 0
 	_, sd := split.Words.ColumnMeanSD()
-	equalWordVariance(sd, split.Words, full, 2)
-	equalWordVariance(sd, test.Words, testFull, 2)
+	statstest.EqualWordVariance(sd, split.Words, full, 2)
+	statstest.EqualWordVariance(sd, test.Words, testFull, 2)
 	dense := classify.Data{X: full, Y: split.Y, K: split.K}
 	ts := stats.NewSparseMatrix(test.X, test.Words)
 	m, got := probaOf(t, classify.KNN{}, split, ts)
@@ -93,7 +94,7 @@ func TestKNNWordsMatchDense(t *testing.T) {
 func TestKNNWordsOnly(t *testing.T) {
 	split, full := wordsData(200, 80, 2, 12)
 	_, sd := split.Words.ColumnMeanSD()
-	equalWordVariance(sd, split.Words, full, 2) // the pooled factor then equals per-column z-scores
+	statstest.EqualWordVariance(sd, split.Words, full, 2) // the pooled factor then equals per-column z-scores
 	split.X = nil
 	xs := stats.NewSparseMatrix(nil, split.Words)
 	m, got := probaOf(t, classify.KNN{}, split, xs)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/vaticml/vatic/stats"
+	"github.com/vaticml/vatic/stats/internal/statstest"
 	"github.com/vaticml/vatic/stats/regress"
 )
 
@@ -11,7 +12,7 @@ import (
 // word divided by one pooled factor, not centred; the expanded distance
 // then exact recomputation) is from k-NN on the same rows as dense
 // columns (z-scored) when every varying word column has sd 1
-// (equalWordVariance): the squared distances differ by rounding
+// (statstest.EqualWordVariance): the squared distances differ by rounding
 // (centring first, then dividing by sds of about 1), a few ulps, so the
 // same neighbours are found and only the 1/distance weights move, by
 // about 1e-15.
@@ -30,8 +31,8 @@ func TestKNNWordsMatchDense(t *testing.T) {
 	split, full := wordsData(400, 600, 21)
 	test, testFull := wordsData(100, 600, 22)
 	_, sd := split.Words.ColumnMeanSD()
-	equalWordVariance(sd, split.Words, full, 2)
-	equalWordVariance(sd, test.Words, testFull, 2)
+	statstest.EqualWordVariance(sd, split.Words, full, 2)
+	statstest.EqualWordVariance(sd, test.Words, testFull, 2)
 	ts := stats.NewSparseMatrix(test.X, test.Words)
 	m, got := predictOf(t, regress.KNN{}, split, ts)
 	km := m.(*regress.KNNModel)
