@@ -7,38 +7,45 @@ import (
 
 	"github.com/vaticml/vatic/stats"
 	"github.com/vaticml/vatic/stats/classify"
+	"github.com/vaticml/vatic/stats/internal/statstest"
 )
 
-// knnWordsTol bounds how far k-NN on words (each word divided by its sd,
-// not centred; the expanded distance then exact recomputation) is from
-// k-NN on the same rows as dense columns (z-scored): the squared
-// distances differ by rounding (centring first, then dividing), a few
-// ulps, so the same neighbours are found and only the 1/distance weights
-// move, relatively by about 1e-15.
+// knnWordsTol bounds how far k-NN on words (every varying word divided by
+// one pooled factor, not centred; the expanded distance then exact
+// recomputation) is from k-NN on the same rows as dense columns
+// (z-scored) when every varying word column has sd 1
+// (statstest.EqualWordVariance): the squared distances differ by rounding
+// (centring first, then dividing by sds of about 1), a few ulps, so the
+// same neighbours are found and only the 1/distance weights move,
+// relatively by about 1e-15.
 const knnWordsTol = 1e-12
 
-// k-NN on X and a CSR of 600 words (past stats.MaxDenseWords, with a word
-// importance that would have left 100 of them out of the bounded block)
-// equals k-NN on the same rows as one dense matrix: the search picks the
-// same k and weighting, and with either weighting forced the
-// probabilities agree to knnWordsTol. The model reads a SparseMatrix and
-// its ToDense alike, survives its bytes, rejects their truncations, and
-// its bytes hold the words sparsely.
+// k-NN on X and a CSR of 600 words (past stats.MaxDenseWords) whose
+// varying columns have equal training variances, so that the pooled word
+// factor and per-column z-scores coincide, equals k-NN on the same rows
+// as one dense matrix: with k and either weighting forced the held-out
+// probabilities agree to knnWordsTol. The search (cross-validated, each
+// fold pooling its own rows' variances, which no longer all equal 1)
+// picks a k and weighting whose fixed fit it equals. The model reads a
+// SparseMatrix and its ToDense alike, survives its bytes, rejects their
+// truncations, and its bytes hold the words sparsely.
 func TestKNNWordsMatchDense(t *testing.T) {
 	split, full := wordsData(400, 600, 3, 11)
-	dense := classify.Data{X: full, Y: split.Y, K: split.K}
-	xs := stats.NewSparseMatrix(split.X, split.Words)
-	dm, want := probaOf(t, classify.KNN{}, dense, full)
-	m, got := probaOf(t, classify.KNN{}, split, xs)
-	if d := maxDiff(got, want); d > knnWordsTol {
-		t.Fatalf("words fit's probabilities differ from the dense fit's by %g", d)
-	}
-	km, kd := m.(*classify.KNNModel), dm.(*classify.KNNModel)
-	if km.K() != kd.K() || km.DistanceWeighted() != kd.DistanceWeighted() {
-		t.Fatalf("words fit chose k %d distance %v, the dense fit k %d distance %v", km.K(), km.DistanceWeighted(), kd.K(), kd.DistanceWeighted())
-	}
 	test, testFull := wordsData(100, 600, 3, 99) // held-out rows: no neighbour at distance 0
+	_, sd := split.Words.ColumnMeanSD()
+	statstest.EqualWordVariance(sd, split.Words, full, 2)
+	statstest.EqualWordVariance(sd, test.Words, testFull, 2)
+	dense := classify.Data{X: full, Y: split.Y, K: split.K}
 	ts := stats.NewSparseMatrix(test.X, test.Words)
+	m, got := probaOf(t, classify.KNN{}, split, ts)
+	km := m.(*classify.KNNModel)
+	fixed, err := classify.FitKNNAt(split, km.K(), km.DistanceWeighted())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := maxDiff(got, proba(fixed, ts)); d != 0 {
+		t.Fatalf("the searched fit (k %d distance %v) differs from the fixed fit by %g", km.K(), km.DistanceWeighted(), d)
+	}
 	for _, distance := range []bool{false, true} {
 		a, err := classify.FitKNNAt(split, 10, distance)
 		if err != nil {
@@ -86,6 +93,8 @@ func TestKNNWordsMatchDense(t *testing.T) {
 // other rows keeps k and the weighting.
 func TestKNNWordsOnly(t *testing.T) {
 	split, full := wordsData(200, 80, 2, 12)
+	_, sd := split.Words.ColumnMeanSD()
+	statstest.EqualWordVariance(sd, split.Words, full, 2) // the pooled factor then equals per-column z-scores
 	split.X = nil
 	xs := stats.NewSparseMatrix(nil, split.Words)
 	m, got := probaOf(t, classify.KNN{}, split, xs)

@@ -4,37 +4,46 @@ import (
 	"testing"
 
 	"github.com/vaticml/vatic/stats"
+	"github.com/vaticml/vatic/stats/internal/statstest"
 	"github.com/vaticml/vatic/stats/regress"
 )
 
-// knnWordsTol bounds, relative, how far k-NN on words (each word divided
-// by its sd, not centred; the expanded distance then exact
-// recomputation) is from k-NN on the same rows as dense columns
-// (z-scored): the squared distances differ by rounding (centring first,
-// then dividing), a few ulps, so the same neighbours are found and only
-// the 1/distance weights move, by about 1e-15.
+// knnWordsTol bounds, relative, how far k-NN on words (every varying
+// word divided by one pooled factor, not centred; the expanded distance
+// then exact recomputation) is from k-NN on the same rows as dense
+// columns (z-scored) when every varying word column has sd 1
+// (statstest.EqualWordVariance): the squared distances differ by rounding
+// (centring first, then dividing by sds of about 1), a few ulps, so the
+// same neighbours are found and only the 1/distance weights move, by
+// about 1e-15.
 const knnWordsTol = 1e-12
 
-// k-NN on X and a CSR of 600 words (past stats.MaxDenseWords, with a word
-// importance that would have left 100 of them out of the bounded block)
-// equals k-NN on the same rows as one dense matrix: the search picks the
-// same k and weighting, and with either weighting forced the held-out
-// predictions agree to knnWordsTol. The model reads a SparseMatrix and
-// its ToDense alike, survives its bytes, rejects their truncations, and
-// its bytes hold the words sparsely.
+// k-NN on X and a CSR of 600 words (past stats.MaxDenseWords) whose
+// varying columns have equal training variances, so that the pooled word
+// factor and per-column z-scores coincide, equals k-NN on the same rows
+// as one dense matrix: with k and either weighting forced the held-out
+// predictions agree to knnWordsTol. The search (cross-validated, each
+// fold pooling its own rows' variances, which no longer all equal 1)
+// picks a k and weighting whose fixed fit it equals. The model reads a
+// SparseMatrix and its ToDense alike, survives its bytes, rejects their
+// truncations, and its bytes hold the words sparsely.
 func TestKNNWordsMatchDense(t *testing.T) {
 	split, full := wordsData(400, 600, 21)
-	dense := regress.Data{X: full, Y: split.Y}
 	test, testFull := wordsData(100, 600, 22)
+	_, sd := split.Words.ColumnMeanSD()
+	statstest.EqualWordVariance(sd, split.Words, full, 2)
+	statstest.EqualWordVariance(sd, test.Words, testFull, 2)
 	ts := stats.NewSparseMatrix(test.X, test.Words)
-	dm, want := predictOf(t, regress.KNN{}, dense, testFull)
 	m, got := predictOf(t, regress.KNN{}, split, ts)
-	if d := relDiff(got, want); d > knnWordsTol {
-		t.Fatalf("words fit's predictions differ from the dense fit's by %g relative", d)
+	km := m.(*regress.KNNModel)
+	fixed, err := regress.FitKNNWords(split, km.K(), km.DistanceWeighted())
+	if err != nil {
+		t.Fatal(err)
 	}
-	km, kd := m.(*regress.KNNModel), dm.(*regress.KNNModel)
-	if km.K() != kd.K() || km.DistanceWeighted() != kd.DistanceWeighted() {
-		t.Fatalf("words fit chose k %d distance %v, the dense fit k %d distance %v", km.K(), km.DistanceWeighted(), kd.K(), kd.DistanceWeighted())
+	want := make([]float64, len(got))
+	fixed.Predict(ts, want)
+	if d := relDiff(got, want); d != 0 {
+		t.Fatalf("the searched fit (k %d distance %v) differs from the fixed fit by %g relative", km.K(), km.DistanceWeighted(), d)
 	}
 	for _, distance := range []bool{false, true} {
 		a, err := regress.FitKNNWords(split, 10, distance)

@@ -23,12 +23,24 @@ const wordTol = 1e-10
 // WordIndex answers k-nearest queries over n points made of dense
 // coordinates (dim of them, row-major, already standardised by the
 // caller) and a block of sparse word columns, without a dense copy of the
-// words (issue 16). Each word column is divided by its training standard
-// deviation (counting the implicit zeros, stats.CSR.ColumnMeanSD) and not
-// centred: Euclidean distance is invariant to centring, so the distances
-// equal those over z-scored dense words up to rounding, and the words
+// words (issue 16). Every varying word column is divided by one pooled
+// factor, sqrt of the mean of the varying word columns' training
+// variances (counting the implicit zeros, stats.CSR.ColumnMeanSD), and
+// not centred: Euclidean distance is invariant to centring, and the words
 // stay sparse. Columns of standard deviation 0 are left out, as
 // scale.Standardizer.Varying leaves out dense ones.
+//
+// The pooled factor deliberately departs from MODELLING §1's z-scored
+// columns for text-derived columns. Per-column z-scores divide rare words
+// by their tiny sds, so a single rare word dominates the distance; one
+// factor keeps the TF-IDF geometry inside the block (rows are
+// L2-normalised, so distances there stay cosine-like), while the block's
+// total variance still equals its number of varying columns, so dense
+// columns and words weigh against each other as under z-scores. On
+// wordsim.Bench (TestKNNTextScale, 2 000 held-out rows) it gave
+// classification macro-F1 0.385 and regression RMSE 2.553, against 0.305
+// and 2.743 for per-word z-scores and 0.345 and 2.703 for the old bounded
+// dense block.
 //
 // A search first ranks every point by ‖q − r‖² = ‖q‖² + ‖r‖² − 2 q·r over
 // the words (the dot products from an inverted index of the training
@@ -45,8 +57,8 @@ const wordTol = 1e-10
 type WordIndex struct {
 	dense  []float64 // n×dim
 	n, dim int
-	sd     []float64  // per word column; 0: left out
-	words  *stats.CSR // the training words divided by sd, left-out columns dropped
+	sd     []float64  // per word column: the pooled factor, 0: left out
+	words  *stats.CSR // the training words divided by the pooled factor, left-out columns dropped
 	norm2  []float64  // ‖words row i‖²
 	colPtr []int      // the inverted index (CSC) of words
 	colRow []int32
@@ -55,12 +67,12 @@ type WordIndex struct {
 
 // NewWordIndex indexes n points: dense coordinates (n×dim, row-major,
 // kept by the index) and the raw training words (n rows, not modified or
-// kept), which it scales by their standard deviations.
+// kept), which it scales by PooledWordSD.
 func NewWordIndex(dense []float64, n, dim int, words *stats.CSR) *WordIndex {
 	if len(dense) != n*dim || words.Rows != n {
 		panic("neighbors: dense rows or words do not hold n rows")
 	}
-	_, sd := words.ColumnMeanSD()
+	sd := PooledWordSD(words)
 	scaled := stats.NewCSR(n, words.Cols, words.NNZ())
 	var c []int32
 	var v []float64
@@ -75,6 +87,33 @@ func NewWordIndex(dense []float64, n, dim int, words *stats.CSR) *WordIndex {
 		scaled.AppendRow(c, v)
 	}
 	return newWordIndex(dense, n, dim, sd, scaled)
+}
+
+// PooledWordSD returns the per-column scale WordIndex divides the words
+// by: for every column of non-zero training standard deviation (counting
+// the implicit zeros) the same pooled factor sqrt(mean of those columns'
+// variances), 0 for the others (left out). The saved format keeps the
+// per-column vector, so a model stores the factor once per varying column.
+func PooledWordSD(words *stats.CSR) []float64 {
+	_, sd := words.ColumnMeanSD()
+	var sum float64
+	var m int
+	for _, s := range sd {
+		if s > 0 {
+			sum += s * s
+			m++
+		}
+	}
+	if m == 0 {
+		return sd
+	}
+	pooled := math.Sqrt(sum / float64(m))
+	for j, s := range sd {
+		if s > 0 {
+			sd[j] = pooled
+		}
+	}
+	return sd
 }
 
 // errWordIndex reports saved index parts that do not fit together.
@@ -144,8 +183,8 @@ func (ix *WordIndex) Len() int { return ix.n }
 // Dense returns the dense coordinates, row-major (not a copy).
 func (ix *WordIndex) Dense() []float64 { return ix.dense }
 
-// SD returns each word column's training standard deviation (0: left
-// out), not a copy.
+// SD returns each word column's scale, the pooled factor of
+// PooledWordSD (0: left out), not a copy.
 func (ix *WordIndex) SD() []float64 { return ix.sd }
 
 // Words returns the scaled training words (not a copy).
@@ -276,7 +315,7 @@ func SplitRows(x mat.Matrix, dense int, fn func(i int, row []float64, wc []int32
 }
 
 // AppendBinary appends the index's words to b for ReadWords: the word
-// column count, the standard deviations, then the scaled CSR's row
+// column count, the per-column scales (PooledWordSD), then the scaled CSR's row
 // pointers, column indices (4 bytes each) and values, every count and
 // value little-endian (counts and pointers 8 bytes). The dense
 // coordinates are the caller's to save.

@@ -56,7 +56,7 @@ func wordRows(n, dim, words, nnz int, seed uint64) ([]float64, *stats.CSR, *mat.
 
 // TestWordIndexMatchesBrute checks that the sparse search returns exactly
 // brute force over the dense rows of the dense coordinates then the
-// words divided by their sd (zero-variance ones dropped): same rows, same
+// words divided by their scale (SD: the pooled factor; zero-variance ones dropped): same rows, same
 // bit-identical distances, ties by row; repeated rows at distance 0.
 func TestWordIndexMatchesBrute(t *testing.T) {
 	const n, dim, words = 600, 2, 40
@@ -125,6 +125,70 @@ func TestWordIndexCancellation(t *testing.T) {
 		got := ix.Search(nil, wc, wv, 1, &sr)
 		if got[0].Row != i || got[0].D2 != 0 {
 			t.Fatalf("row %d's nearest is %v, want itself at distance 0", i, got)
+		}
+	}
+}
+
+// NewWordIndex scales every varying word column by the pooled factor
+// sqrt(mean of their sample variances), computed here by two passes over
+// the dense columns: each varying column's SD is that one value, the
+// constant and empty columns 0 (left out), the kept words are the raw
+// values divided by it, and the scaled block's variances sum to the
+// number of varying columns, as z-scored columns' would.
+func TestWordIndexPooledScale(t *testing.T) {
+	const n, dim, words = 300, 1, 30
+	dense, csr, full := wordRows(n, dim, words, 3, 5)
+	variance := make([]float64, words)
+	var sum float64
+	var varying int
+	for j := range words {
+		var mean float64
+		for i := range n {
+			mean += full.At(i, j)
+		}
+		mean /= n
+		for i := range n {
+			d := full.At(i, j) - mean
+			variance[j] += d * d
+		}
+		variance[j] /= n - 1
+		if j >= 2 { // wordRows: column 0 constant, 1 empty
+			if variance[j] == 0 {
+				t.Fatalf("word column %d does not vary", j)
+			}
+			sum += variance[j]
+			varying++
+		}
+	}
+	pooled := math.Sqrt(sum / float64(varying))
+	ix := neighbors.NewWordIndex(dense, n, dim, csr)
+	sd := ix.SD()
+	if sd[0] != 0 || sd[1] != 0 {
+		t.Fatalf("constant and empty word columns have scale %v, %v, want 0", sd[0], sd[1])
+	}
+	for j := 2; j < words; j++ {
+		if sd[j] != sd[2] || math.Abs(sd[j]-pooled) > 1e-12*pooled {
+			t.Fatalf("word column %d (variance %g) scaled by %g, want the pooled %g for every column", j, variance[j], sd[j], pooled)
+		}
+	}
+	var total float64
+	for j := 2; j < words; j++ {
+		total += variance[j] / (sd[j] * sd[j])
+	}
+	if math.Abs(total-float64(varying)) > 1e-9*float64(varying) {
+		t.Fatalf("scaled words' variances sum to %g, want %d", total, varying)
+	}
+	w := ix.Words()
+	for i := range n {
+		rc, rv := csr.Row(i)
+		wc, wv := w.Row(i)
+		if len(wc) != len(rc)-1 || rc[0] != 0 { // every row holds the constant column 0, left out
+			t.Fatalf("row %d keeps %v of %v", i, wc, rc)
+		}
+		for u, j := range wc {
+			if j != rc[u+1] || wv[u] != rv[u+1]/sd[j] {
+				t.Fatalf("row %d word %d: kept %g, want %g / %g", i, j, wv[u], rv[u+1], sd[j])
+			}
 		}
 	}
 }
