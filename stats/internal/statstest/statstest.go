@@ -1,7 +1,8 @@
 // Package statstest holds test helpers the stats families share: reading
 // the reference data sets and cross-validation folds their testdata
-// folders keep, and building small matrices. It is imported by tests only
-// and imports nothing of the module (gonum only).
+// folders keep, building small matrices, and rescaling word columns
+// (EqualWordVariance). It is imported by tests only; of the module it
+// imports stats only.
 package statstest
 
 import (
