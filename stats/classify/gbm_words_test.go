@@ -102,14 +102,7 @@ func TestGBMOldBoundedModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blob, err := stats.MarshalBounded(stats.Bounded{Width: 602, Dense: 2, Words: words}, inner)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := classify.Unmarshal(blob)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, _ := oldBounded(t, inner, words)
 	want, got := mat.NewDense(300, 3, nil), mat.NewDense(300, 3, nil)
 	inner.Proba(block, want)
 	m.Proba(xs, got)

@@ -136,14 +136,7 @@ func TestKNNOldBoundedModelDecodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blob, err := stats.MarshalBounded(stats.Bounded{Width: 602, Dense: 2, Words: words}, inner)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := classify.Unmarshal(blob)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, _ := oldBounded(t, inner, words)
 	if m.Key() != "knn" {
 		t.Fatalf("decoded key %s", m.Key())
 	}

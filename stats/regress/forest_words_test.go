@@ -99,14 +99,7 @@ func TestForestBoundedStillDecodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blob, err := stats.MarshalBounded(stats.Bounded{Width: 602, Dense: 2, Words: words}, inner)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := regress.Unmarshal(blob)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, blob := oldBounded(t, inner, words)
 	got, want := make([]float64, 100), make([]float64, 100)
 	m.Predict(xs, got)
 	inner.Predict(block, want)

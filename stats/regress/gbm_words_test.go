@@ -89,14 +89,7 @@ func TestGBMOldBoundedModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blob, err := stats.MarshalBounded(stats.Bounded{Width: 602, Dense: 2, Words: words}, inner)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := regress.Unmarshal(blob)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, _ := oldBounded(t, inner, words)
 	want, got := make([]float64, 300), make([]float64, 300)
 	inner.Predict(block, want)
 	m.Predict(xs, got)

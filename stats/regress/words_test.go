@@ -259,3 +259,20 @@ func TestWordsCollinear(t *testing.T) {
 		}
 	}
 }
+
+// oldBounded is inner, fitted on the bounded block of 2 dense columns and
+// the given words out of 600, framed and decoded as the bounded models
+// earlier stops saved (stats.MarshalBounded): the old forests, boosting
+// and k-NN models must still decode and predict. It returns the bytes too.
+func oldBounded(t *testing.T, inner regress.Model, words []int) (regress.Model, []byte) {
+	t.Helper()
+	blob, err := stats.MarshalBounded(stats.Bounded{Width: 602, Dense: 2, Words: words}, inner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := regress.Unmarshal(blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, blob
+}
