@@ -127,3 +127,35 @@ func TestKNNOldBoundedModelDecodes(t *testing.T) {
 		t.Fatalf("the old bounded model predicts %g from its inner model", relDiff(got, want))
 	}
 }
+
+// FuzzKNNUnmarshal feeds the k-NN decoder (wire 1, and wire 2 with the
+// words as CSR) arbitrary bytes: it rejects them or decodes a model whose
+// own bytes decode again, never panics. Seeds: a fit without words and
+// one with words.
+func FuzzKNNUnmarshal(f *testing.F) {
+	split, full := wordsData(60, 40, 5)
+	for _, d := range []regress.Data{{X: full, Y: split.Y}, split} {
+		m, err := regress.KNN{}.Fit(d, regress.Options{Seed: 1, Workers: 1})
+		if err != nil {
+			f.Fatal(err)
+		}
+		b, _ := m.MarshalBinary()
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 {
+			return
+		}
+		m, err := regress.Unmarshal(data)
+		if err != nil {
+			return
+		}
+		b, err := m.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := regress.Unmarshal(b); err != nil {
+			t.Fatalf("a decoded %s model's own bytes: %v", m.Key(), err)
+		}
+	})
+}
