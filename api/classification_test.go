@@ -203,6 +203,18 @@ func TestClassificationSessionIris(t *testing.T) {
 		!strings.HasPrefix(string(res.body), "sepal_length,sepal_width,petal_length,petal_width,species,species:setosa,species:versicolor,species:virginica\n5.1,3.5,1.4,0.2,setosa,") {
 		t.Errorf("predict CSV with scores = %d %s", res.status, res.body)
 	}
+	// A plain CSV body's lines are echoed as they came, a quoted one's
+	// cells rendered one by one: the same answer, with the class scores
+	// or without them (cut from each row).
+	plain := "sepal_length,sepal_width,petal_length,petal_width\n5.1,3.5,1.4,0.2\n6.7,3.0,5.2,2.3\n5.9,3,4.2,1.5\n"
+	for _, q := range []string{"", "?includeClassScores=true"} {
+		want := s.do(t, http.MethodPost, "/v1/models/"+done.ModelID+"/predict"+q, plain, "Content-Type", "text/csv", "Accept", "text/csv")
+		got := s.do(t, http.MethodPost, "/v1/models/"+done.ModelID+"/predict"+q, quoteCells(plain), "Content-Type", "text/csv", "Accept", "text/csv")
+		if want.status != http.StatusOK || string(got.body) != string(want.body) || strings.Count(string(want.body), "\n") != 4 ||
+			strings.Contains(string(want.body), "species:") != (q != "") {
+			t.Errorf("predict CSV%s: plain = %d %s, quoted %s", q, want.status, want.body, got.body)
+		}
+	}
 	wantError(t, "bad includeClassScores", s.do(t, http.MethodPost, "/v1/models/"+done.ModelID+"/predict?includeClassScores=maybe", body, "Content-Type", "application/json"), 400, "RequestValidation", "includeClassScores")
 }
 

@@ -735,6 +735,8 @@ type textRows struct {
 	// or quoting (CSV) wherever they are.
 	special *[256]bool
 	cells   sync.Pool // *batchCells, one per batch being rendered
+	// lineCells holds *lineCells, one per batch LineRows renders.
+	lineCells sync.Pool
 }
 
 var (
@@ -885,6 +887,50 @@ func (t *textRows) Rows(dst []byte, marks, cuts, ends []int, rec arrow.RecordBat
 	clear(c.strs)
 	clear(c.nums)
 	return dst, marks, cuts, ends
+}
+
+// LineRows is Rows for a batch whose echoed cells are the input's lines
+// (engine.LineText): each row is its line, then the prediction cells as
+// Rows renders them. A CSV body's plain lines are its cells joined by
+// commas, with no cell that Rows would quote, so the answer is the same
+// bytes, without rendering every echoed cell again. A JSON answer has
+// keys in its rows and renders them with Rows.
+func (t *textRows) LineRows(dst []byte, marks, cuts, ends []int, rec arrow.RecordBatch, echoed int, lines *engine.Lines) ([]byte, []int, []int, []int) {
+	n := int(rec.NumRows())
+	if t.json || echoed == 0 || len(lines.Ends) != n {
+		return t.Rows(dst, marks, cuts, ends, rec, echoed)
+	}
+	ncol := int(rec.NumCols())
+	pred := array.NewRecordBatch(arrow.NewSchema(rec.Schema().Fields()[echoed:], nil), rec.Columns()[echoed:ncol], int64(n))
+	defer pred.Release()
+	lc, _ := t.lineCells.Get().(*lineCells)
+	if lc == nil {
+		lc = &lineCells{}
+	}
+	defer t.lineCells.Put(lc)
+	// Rows with no echoed column marks each row's start (its cells'
+	// start) and cuts after its first cell.
+	lc.buf, lc.marks, lc.cuts, lc.ends = t.Rows(lc.buf[:0], lc.marks[:0], lc.cuts[:0], lc.ends[:0], pred, 0)
+	dst = slices.Grow(dst, len(lines.Data)+n+len(lc.buf))
+	from, start := 0, 0
+	for i, end := range lc.ends {
+		to := int(lines.Ends[i])
+		dst = append(dst, lines.Data[from:to]...)
+		from = to
+		marks = append(marks, len(dst))
+		dst = append(dst, ',')
+		cuts = append(cuts, len(dst)+lc.cuts[i]-start)
+		dst = append(dst, lc.buf[start:end]...)
+		ends = append(ends, len(dst))
+		start = end
+	}
+	return dst, marks, cuts, ends
+}
+
+// lineCells is LineRows' rendering of a batch's prediction cells.
+type lineCells struct {
+	buf               []byte
+	marks, cuts, ends []int
 }
 
 // hasSpecial reports whether data holds a byte that needs escaping or

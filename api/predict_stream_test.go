@@ -291,3 +291,79 @@ func TestPredictUsageRecordFails(t *testing.T) {
 		t.Errorf("model after a prediction = %s, want a lastUsedDate", res.body)
 	}
 }
+
+// quoteCells quotes every cell of a CSV body that has no quotes.
+func quoteCells(body string) string {
+	lines := strings.SplitAfter(body, "\n")
+	for i, l := range lines {
+		if l == "" {
+			continue
+		}
+		cells := strings.Split(strings.TrimSuffix(l, "\n"), ",")
+		for j, c := range cells {
+			cells[j] = `"` + c + `"`
+		}
+		lines[i] = strings.Join(cells, ",") + l[len(strings.TrimSuffix(l, "\n")):]
+	}
+	return strings.Join(lines, "")
+}
+
+// answerRows is a predict answer's rows: a JSON answer's up to the model's
+// properties, which change with every use.
+func answerRows(body []byte) string {
+	s := string(body)
+	if i := strings.Index(s, `],"messages":`); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// A CSV answer echoes a plain body's lines as they came (engine.LineText)
+// and renders any other body cell by cell: both give the same bytes for
+// the same values, over several batches, as CSV and as JSON, whether the
+// body is plain, quoted, has the target column (not echoed), or has a
+// batch with a cell that the answer quotes.
+func TestPredictCSVLines(t *testing.T) {
+	s := newServer(t)
+	id := s.namedModel(t, "friedman", "lines")
+	path := "/v1/models/" + id + "/predict"
+	plain := friedmanCSV(streamRows, -1)
+	withTarget := strings.Replace(plain, "\n", ",y\n", 1)
+	withTarget = strings.ReplaceAll(withTarget, "\n", ",7\n")
+	withTarget = strings.Replace(withTarget, ",y,7\n", ",y\n", 1)
+	for _, accept := range []string{"text/csv", "application/json"} {
+		want := s.do(t, http.MethodPost, path, plain, "Content-Type", "text/csv", "Accept", accept)
+		if want.status != http.StatusOK {
+			t.Fatalf("predict plain = %d %s", want.status, want.body)
+		}
+		for _, c := range []struct{ what, body string }{
+			{"quoted", quoteCells(plain)},
+			{"with the target", withTarget},
+		} {
+			got := s.do(t, http.MethodPost, path, c.body, "Content-Type", "text/csv", "Accept", accept)
+			if got.status != http.StatusOK || answerRows(got.body) != answerRows(want.body) {
+				t.Errorf("predict %s as %s = %d %.300s…, want the plain body's %.300s…", c.what, accept, got.status, got.body, want.body)
+			}
+		}
+	}
+	want := s.do(t, http.MethodPost, path, plain, "Content-Type", "text/csv", "Accept", "text/csv")
+	lines := strings.Split(string(want.body), "\n")
+	if len(lines) != streamRows+2 || lines[0] != "x0,x1,x2,x3,x4,x5,x6,x7,x8,x9,y" ||
+		!strings.HasPrefix(lines[20001], strings.Repeat("0.5,", 10)) {
+		t.Fatalf("predict plain = %d lines, %q … %q", len(lines), lines[0], lines[20001])
+	}
+	// A leading space in row 20000 (the second batch): that cell is
+	// quoted, as encoding/csv quotes it, and every other line is as
+	// before.
+	spaced := strings.Replace(plain, "\n"+strings.Repeat("0.5,", 9)+"0.5\n", "\n"+strings.Repeat("0.5,", 9)+" 0.5\n", 1)
+	got := s.do(t, http.MethodPost, path, spaced, "Content-Type", "text/csv", "Accept", "text/csv")
+	gotLines := strings.Split(string(got.body), "\n")
+	wantLine := strings.Replace(lines[20001], strings.Repeat("0.5,", 9)+"0.5,", strings.Repeat("0.5,", 9)+`" 0.5",`, 1)
+	if got.status != http.StatusOK || len(gotLines) != len(lines) || gotLines[20001] != wantLine {
+		t.Fatalf("predict with a leading space = %d, row 20000 %q, want %q", got.status, gotLines[min(20001, len(gotLines)-1)], wantLine)
+	}
+	gotLines[20001] = lines[20001]
+	if strings.Join(gotLines, "\n") != string(want.body) {
+		t.Error("predict with a leading space changed other rows")
+	}
+}

@@ -35,6 +35,35 @@ type PredictBatch struct {
 	// counts as 1 or 0 in a numeric column, and a literal is never a
 	// missing-value token.
 	Literal [][]bool
+	// Lines, when not nil, are the batch's rows as the body wrote them (a
+	// CSV body whose lines are plain: see ingest.Reader.Lines). An answer
+	// rendered by a LineText that echoes exactly the batch's columns, in
+	// order, copies them instead of rendering each cell again.
+	Lines *Lines
+}
+
+// Lines holds rows of text: row i is Data[Ends[i-1]:Ends[i]] (from 0 for
+// the first).
+type Lines struct {
+	Data []byte
+	Ends []int32
+}
+
+// linesPool recycles the Lines of rendered batches.
+var linesPool sync.Pool
+
+func getLines() *Lines {
+	if l, ok := linesPool.Get().(*Lines); ok {
+		l.Data, l.Ends = l.Data[:0], l.Ends[:0]
+		return l
+	}
+	return &Lines{}
+}
+
+func putLines(l *Lines) {
+	if l != nil {
+		linesPool.Put(l)
+	}
 }
 
 // PredictOptions are the parameters of a predict request (REFERENCE §8.3).
@@ -84,6 +113,16 @@ type PredictText interface {
 	// Lead is the length of the separator each row starts with, which
 	// the answer's first row leaves out.
 	Lead() int
+}
+
+// LineText is a PredictText that also renders a batch whose input rows
+// came as plain lines (PredictBatch.Lines): LineRows appends what Rows
+// would, given that the echoed cells of row i, as Rows would render
+// them, are exactly lines' row i. PredictStream calls it only for a batch
+// whose columns are the answer's echoed columns, in the same order.
+type LineText interface {
+	PredictText
+	LineRows(dst []byte, marks, cuts, ends []int, rec arrow.RecordBatch, echoed int, lines *Lines) ([]byte, []int, []int, []int)
 }
 
 // PredictStream scores the rows of src with a saved model (REFERENCE §8.3,
@@ -197,24 +236,27 @@ func (e *Engine) PredictStream(ctx context.Context, id string, src PredictSource
 		}
 		if used+p.rows+n > e.opts.Allotments.Predictions {
 			b.Rec.Release()
+			putLines(b.Lines)
 			left := max(e.opts.Allotments.Predictions-used, 0)
 			return nil, &Error{Kind: QuotaExceeded, Msg: fmt.Sprintf("Usage Alert - You have %d Predictions left for this cycle.", left)}
 		}
 		names, err := p.register(b.Rec.Schema())
 		if err != nil {
 			b.Rec.Release()
+			putLines(b.Lines)
 			return nil, err
 		}
 		j := &job{done: make(chan struct{})}
 		queue = append(queue, j)
 		go func(first int64, echo []arrow.Field) {
 			defer close(j.done)
+			defer putLines(b.Lines)
 			j.rec, j.err = p.score(b, names, first, echo)
 			b.Rec.Release()
 			if j.err != nil || text == nil {
 				return
 			}
-			j.text = renderText(text, j.rec, len(echo))
+			j.text = renderText(text, j.rec, len(echo), echoesLines(b, names, echo))
 			j.rec.Release()
 			j.rec = nil
 		}(p.rows, p.echo)
@@ -265,6 +307,21 @@ func (e *Engine) PredictStream(ctx context.Context, id string, src PredictSource
 	// has them may be known only now (a JSON body's extraParameters).
 	cut := lm.classifier != nil && !opts.IncludeClassScores
 	return &PredictOutput{Model: m, Messages: []Message{}, schema: schema, echoed: len(p.echo), spool: sp, text: text, texts: ts, cut: cut, touched: touched}, nil
+}
+
+// echoesLines returns b's lines when the answer's echoed columns echo
+// are exactly b's columns (registered as names), in order: then each
+// answer row starts with the input line. nil otherwise.
+func echoesLines(b PredictBatch, names []string, echo []arrow.Field) *Lines {
+	if b.Lines == nil || len(names) != len(echo) || len(b.Lines.Ends) != int(b.Rec.NumRows()) {
+		return nil
+	}
+	for i, f := range echo {
+		if f.Name != names[i] {
+			return nil
+		}
+	}
+	return b.Lines
 }
 
 // predictionCount caches the count of predictions made: a predict
@@ -359,8 +416,28 @@ func (c *PredictBody) Next() (PredictBatch, error) {
 	}
 	rec := c.rd.RecordBatch()
 	rec.Retain()
-	return PredictBatch{Rec: rec}, nil
+	b := PredictBatch{Rec: rec}
+	if c.format == PredictCSVBody {
+		l := getLines()
+		var ok bool
+		if l.Data, l.Ends, ok = c.rd.Lines(l.Data, l.Ends, &csvLeading); ok {
+			b.Lines = l
+		} else {
+			putLines(l)
+		}
+	}
+	return b, nil
 }
+
+// csvLeading marks the first bytes of a CSV cell that a CSV answer may
+// quote (as encoding/csv does a value that starts with white space, and
+// the line "\."): lines with such a cell are rendered cell by cell.
+var csvLeading = func() (set [256]bool) {
+	for c := range set {
+		set[c] = c <= ' ' || c >= 0x80 || c == '\\'
+	}
+	return set
+}()
 
 // Close stops the reader and frees its buffers.
 func (c *PredictBody) Close() {

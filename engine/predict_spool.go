@@ -164,14 +164,19 @@ type textBatch struct {
 // spool file.
 var textBufs sync.Pool
 
-// renderText renders an answer batch with t.
-func renderText(t PredictText, rec arrow.RecordBatch, echoed int) *textBatch {
+// renderText renders an answer batch with t, from lines (the input's
+// rows, which the echoed columns are) when t is a LineText.
+func renderText(t PredictText, rec arrow.RecordBatch, echoed int, lines *Lines) *textBatch {
 	var dst []byte
 	if b, ok := textBufs.Get().(*[]byte); ok {
 		dst = (*b)[:0]
 	}
 	n := int(rec.NumRows())
 	b := &textBatch{echoed: echoed}
+	if lt, ok := t.(LineText); ok && lines != nil {
+		b.data, b.marks, b.cuts, b.ends = lt.LineRows(dst, make([]int, 0, n), make([]int, 0, n), make([]int, 0, n), rec, echoed, lines)
+		return b
+	}
 	b.data, b.marks, b.cuts, b.ends = t.Rows(dst, make([]int, 0, n), make([]int, 0, n), make([]int, 0, n), rec, echoed)
 	return b
 }

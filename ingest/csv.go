@@ -67,6 +67,10 @@ type csvPipe struct {
 	work  chan *chunk
 	quit  chan struct{}
 	wg    sync.WaitGroup
+
+	// held is the chunk of the batch Next emitted last, kept until the
+	// next one (a verbatim reader's Lines reads its text); nil otherwise.
+	held *chunk
 }
 
 // NewCSV returns a Reader of the CSV in r (RFC 4180, with a header line
@@ -188,6 +192,9 @@ func NewCSV(r io.Reader, opts Options) (*Reader, error) {
 	rd.buildSchema()
 	rd.next = func() (arrow.RecordBatch, error) { return p.next(rd) }
 	rd.stop = p.stop
+	if opts.Verbatim {
+		rd.lines = p.lines
+	}
 	p.wg.Add(1 + p.workers)
 	first.data = buf[dataStart:]
 	go p.split(first, eof, firstLine)
@@ -422,6 +429,10 @@ func (c *chunk) releaseCols() {
 
 // next emits the next chunk in input order.
 func (p *csvPipe) next(r *Reader) (arrow.RecordBatch, error) {
+	if p.held != nil {
+		p.putChunk(p.held)
+		p.held = nil
+	}
 	for {
 		c, ok := <-p.order
 		if !ok {
@@ -467,6 +478,10 @@ func (p *csvPipe) next(r *Reader) (arrow.RecordBatch, error) {
 		c.releaseCols()
 		r.rows += int64(rows)
 		r.bytes += int64(len(c.data))
+		if rec != nil && p.cv.verbatim {
+			p.held = c
+			return rec, nil
+		}
 		p.putChunk(c)
 		if rec != nil {
 			return rec, nil
@@ -482,4 +497,30 @@ func (p *csvPipe) stop() {
 	for c := range p.order {
 		c.releaseCols()
 	}
+	if p.held != nil {
+		p.putChunk(p.held)
+		p.held = nil
+	}
+}
+
+// lines is Reader.Lines for a verbatim CSV: the held chunk's records.
+func (p *csvPipe) lines(dst []byte, ends []int32, leading *[256]bool) ([]byte, []int32, bool) {
+	c := p.held
+	if c == nil || bytes.IndexByte(c.data, '"') >= 0 || bytes.IndexByte(c.data, '\r') >= 0 {
+		return dst, ends, false
+	}
+	fs := &c.fs
+	ncol := fs.ncol
+	refs := fs.refs
+	for i := range fs.rows {
+		r := refs[2*i*ncol : 2*(i+1)*ncol]
+		for k := 0; k < len(r); k += 2 {
+			if r[k] < r[k+1] && leading[c.data[r[k]]] {
+				return dst, ends, false
+			}
+		}
+		dst = append(dst, c.data[r[0]:r[len(r)-1]]...)
+		ends = append(ends, int32(len(dst)))
+	}
+	return dst, ends, true
 }

@@ -517,3 +517,103 @@ func TestCSVIncreasingDates(t *testing.T) {
 		})
 	}
 }
+
+// A verbatim CSV reader's Lines are each batch's records as written, when
+// they are plain: no quote, no carriage return, no field starting with a
+// byte of leading. A batch that is not plain reports false and appends
+// nothing; batches after it are plain again. Other readers have no lines.
+func TestCSVLines(t *testing.T) {
+	var leading [256]bool
+	leading[' '] = true
+	body := "a,b,c\n1,x,\n\n2,yy,3\n" + // a blank line is not a record
+		"4,\"q\",5\n" + // quoted
+		"6,z,7\n" +
+		"8, w,9\n" + // a leading space
+		"10,v,11\r\n" + // a carriage return
+		"12,,u\n" // empty fields
+	// One record a batch: "" for a batch that is not plain.
+	want := "1,x,|2,yy,3||6,z,7|||12,,u"
+	opts := ingest.WithBlockBytes(ingest.Options{Verbatim: true, Workers: 2, BatchRows: 1}, 1)
+	r, err := ingest.NewCSV(strings.NewReader(body), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Release()
+	dst, ends := []byte("keep"), []int32{4}
+	if _, _, ok := r.Lines(dst, ends, &leading); ok {
+		t.Error("Lines before Next = true")
+	}
+	var got []string
+	for r.Next() {
+		d, e, ok := r.Lines(dst, ends, &leading)
+		if string(d[:4]) != "keep" || e[0] != 4 {
+			t.Fatalf("Lines overwrote dst: %q %v", d, e)
+		}
+		if !ok && (len(d) != 4 || len(e) != 1) {
+			t.Errorf("Lines = false and appended %q %v", d[4:], e[1:])
+		}
+		var lines []string
+		if ok {
+			from := int32(4)
+			for _, end := range e[1:] {
+				lines = append(lines, string(d[from:end]))
+				from = end
+			}
+		}
+		if ok && len(lines) != int(r.RecordBatch().NumRows()) {
+			t.Errorf("%d lines for %d rows", len(lines), r.RecordBatch().NumRows())
+		}
+		got = append(got, strings.Join(lines, ";"))
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if g := strings.Join(got, "|"); g != want {
+		t.Errorf("lines = %s, want %s", g, want)
+	}
+
+	// In batches as the reader cuts them: the body is not plain; without
+	// its bad records it is, to its last line without a line break.
+	for _, c := range []struct {
+		body, want string
+		ok         bool
+	}{
+		{body, "", false},
+		{"a,b\n1,x\n\n2,y\n3,z", "1,x;2,y;3,z", true},
+	} {
+		r, err := ingest.NewCSV(strings.NewReader(c.body), ingest.Options{Verbatim: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		ok := true
+		for r.Next() {
+			d, e, plain := r.Lines(nil, nil, &leading)
+			ok = ok && plain
+			if len(e) != 0 && len(e) != int(r.RecordBatch().NumRows()) {
+				t.Errorf("%d lines for %d rows", len(e), r.RecordBatch().NumRows())
+			}
+			from := int32(0)
+			for _, end := range e {
+				lines = append(lines, string(d[from:end]))
+				from = end
+			}
+		}
+		if g := strings.Join(lines, ";"); ok != c.ok || g != c.want {
+			t.Errorf("Lines of %q = %q %v, want %q %v", c.body, g, ok, c.want, c.ok)
+		}
+		r.Release()
+	}
+
+	// Not verbatim: no lines.
+	r2, err := ingest.NewCSV(strings.NewReader("a,b\n1,2\n"), ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Release()
+	for r2.Next() {
+		if _, _, ok := r2.Lines(nil, nil, &leading); ok {
+			t.Error("Lines of a typed CSV reader = true")
+		}
+	}
+}

@@ -39,7 +39,10 @@ type Reader struct {
 	// next produces the next batch, nil at the end; it owns the reference.
 	next func() (arrow.RecordBatch, error)
 	// stop ends background work and frees the source; called once.
-	stop    func()
+	stop func()
+	// lines is Lines' source: a verbatim CSV's current chunk; nil for
+	// every other reader.
+	lines   func(dst []byte, ends []int32, leading *[256]bool) ([]byte, []int32, bool)
 	stopped bool
 
 	// order tracks, per date column (by name), whether values increase.
@@ -134,6 +137,27 @@ func (r *Reader) track(rec arrow.RecordBatch) {
 // RecordBatch returns the current batch, valid until the next call to Next
 // or Release; retain it to keep it longer.
 func (r *Reader) RecordBatch() arrow.RecordBatch { return r.cur }
+
+// Lines appends the current batch's records to dst as the input wrote
+// them, each without its line break, and each record's end offset in dst
+// to ends, for a CSV Reader with Options.Verbatim, so that an answer can
+// echo whole lines instead of rendering their fields again. It reports
+// false, and appends nothing of the batch, when a record's text is not
+// its fields' values joined by commas (a quoted field, a carriage
+// return), when a non-empty field's first byte is marked in leading (a
+// byte the caller would quote a value for), and for any other reader.
+// The text is valid until the next call to Next: it is copied.
+func (r *Reader) Lines(dst []byte, ends []int32, leading *[256]bool) ([]byte, []int32, bool) {
+	if r.lines == nil || r.cur == nil {
+		return dst, ends, false
+	}
+	d, e := len(dst), len(ends)
+	dst, ends, ok := r.lines(dst, ends, leading)
+	if !ok {
+		return dst[:d], ends[:e], false
+	}
+	return dst, ends, true
+}
 
 // Err returns the error that ended the stream, if any: a *ParseError, or a
 // read error (matching ErrTooLarge when the input was over its cap).
