@@ -432,6 +432,11 @@ func TestPredictBadInput(t *testing.T) {
 		})
 	}
 	wantError(t, "csv ragged", s.do(t, http.MethodPost, path, "x0,x1\n1\n", "Content-Type", "text/csv"), 400, "RequestValidation", "data")
+	// A syntax error in the first rows (the sample, which a predict body's
+	// reader no longer splits on its own) names its line and row.
+	if e := wantError(t, "csv unterminated quote", s.do(t, http.MethodPost, path, "x0,x1\n1,2\n3,4\n\"5,6\n", "Content-Type", "text/csv"), 400, "RequestValidation", "data"); !strings.Contains(fmt.Sprint(e), "line 4") {
+		t.Errorf("csv unterminated quote: error %+v, want line 4", e)
+	}
 	wantError(t, "csv missing feature", s.do(t, http.MethodPost, path, "x0,x1\n1,2\n", "Content-Type", "text/csv"), 400, "RequestValidation", "x9")
 	// A missing value in a present column is imputed, not refused.
 	res := s.do(t, http.MethodPost, path, `{"data": [{`+full+`, "x9": null}, {`+full+`, "x9": ""}]}`)

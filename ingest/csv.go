@@ -156,12 +156,9 @@ func NewCSV(r io.Reader, opts Options) (*Reader, error) {
 		dataStart, firstLine = hdrEnd, int64(hdrLines)+1
 	}
 
-	// Infer types from the sample rows.
-	var sample fieldSet
-	_, _, serr := splitCSV(&sample, buf[dataStart:], ncol, opts.SampleRows, eof)
-	if serr != nil {
-		return nil, csvError(serr, firstLine, names, int64(sample.rows))
-	}
+	// Infer types from the sample rows. A verbatim reader infers nothing:
+	// its sample's records are split once, by the workers, which report a
+	// syntax error in them as Err with the same line and row.
 	var types []columnar.DataType
 	if opts.Verbatim {
 		types = make([]columnar.DataType, ncol)
@@ -169,6 +166,11 @@ func NewCSV(r io.Reader, opts Options) (*Reader, error) {
 			types[j] = columnar.String
 		}
 	} else {
+		var sample fieldSet
+		_, _, serr := splitCSV(&sample, buf[dataStart:], ncol, opts.SampleRows, eof)
+		if serr != nil {
+			return nil, csvError(serr, firstLine, names, int64(sample.rows))
+		}
 		types = cv.inferTypes(&sample, 0, sample.rows)
 	}
 	cols := make([]ColumnInfo, ncol)
