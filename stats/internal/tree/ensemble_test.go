@@ -116,19 +116,27 @@ func TestEnsemble(t *testing.T) {
 	}
 }
 
-// A forest of more nodes than the packing holds keeps the plain walk.
-func TestEnsembleTooManyNodes(t *testing.T) {
-	d := 1<<17 - 1 // d·Lanes takes 20 bits, 12 are left for nodes: 4096
+// A forest of more features or of a tree of more nodes than the packing
+// holds keeps the plain walk, which predicts the same.
+func TestEnsembleUnpacked(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	var big []Node
-	for len(big) <= 4096 {
-		big = randomTree(rng, 3, 16)
+	d := featMask/Lanes + 1 // 512: d·Lanes overflows the feature bits
+	trees := [][]Node{randomTree(rng, 3, 8), randomTree(rng, 3, 8)}
+	e := NewEnsemble(trees, d)
+	if e.packed != nil {
+		t.Fatalf("forest of %d features packed", d)
 	}
-	if e := NewEnsemble([][]Node{big}, d); e.packed != nil {
-		t.Fatalf("tree of %d nodes packed with 12 node bits", len(big))
-	}
-	if e := NewEnsemble([][]Node{big}, 3); e.packed == nil {
-		t.Fatalf("tree of %d nodes on 3 features not packed", len(big))
+	checkEnsemble(t, e, randomRows(rng, trees, 40, d), "plain, wide")
+	// Caterpillars of 2²⁰±1 nodes: each split's left child a leaf.
+	for _, splits := range []int{1<<19 - 1, 1 << 19} {
+		tr := make([]Node, 0, 2*splits+1)
+		for i := range splits {
+			tr = append(tr, Node{V: float64(i), Feat: 0, Left: int32(len(tr) + 1)}, Node{V: float64(-i), Feat: -1})
+		}
+		tr = append(tr, Node{V: 1, Feat: -1})
+		if packed := NewEnsemble([][]Node{tr}, 3).packed != nil; packed != (len(tr) <= 1<<20) {
+			t.Fatalf("tree of %d nodes: packed %v", len(tr), packed)
+		}
 	}
 }
 
@@ -181,5 +189,34 @@ func BenchmarkEnsemble(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N)*float64(n)/b.Elapsed().Seconds(), "rows/s")
 		})
+	}
+}
+
+// rank counts the cuts below a value, searched with and without a branch
+// (short and long lists), at the cuts, between them, beyond both ends
+// and NaN.
+func TestRank(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 2, 3, 7, 100, branchlessCuts, branchlessCuts + 1, 3*branchlessCuts + 5} {
+		cuts := make([]float64, n)
+		for i := range cuts {
+			cuts[i] = float64(2 * i)
+		}
+		for range 2000 {
+			v := float64(rng.IntN(2*n+3) - 1)
+			if rng.IntN(50) == 0 {
+				v = math.NaN()
+			}
+			want := 0
+			for want < n && cuts[want] < v {
+				want++
+			}
+			if math.IsNaN(v) {
+				want = n
+			}
+			if got := rank(cuts, v); got != uint32(want) {
+				t.Fatalf("%d cuts: rank(%v) = %d, want %d", n, v, got, want)
+			}
+		}
 	}
 }
