@@ -173,6 +173,12 @@ func (e *Ensemble) Predict(base, scale float64, x mat.Matrix, dst []float64) {
 	if r, _ := x.Dims(); len(dst) != r {
 		panic("tree: predict destination length mismatch")
 	}
+	if len(e.trees) == 0 {
+		for i := range dst {
+			dst[i] = base + scale*0
+		}
+		return
+	}
 	var sum [ensembleRows]float64
 	last := len(e.trees) - 1
 	e.Walk(x, func(lo, k int, leaves []int32) {
@@ -314,7 +320,8 @@ func above(r, code uint32) uint32 {
 // packed tree t, stepping the Lanes rows down together as FindLanes does;
 // a lane at its leaf steps to itself, so no lane asks whether it is done
 // (a branch the CPU cannot predict) and the walk stops when none moved.
-// The lanes are spelled out so that they stay in registers.
+// The lanes are spelled out (for Lanes = 8) so that they stay in
+// registers.
 func (e *Ensemble) lanes(t []packedNode, g []uint32, at *[Lanes]int32) {
 	var c0, c1, c2, c3, c4, c5, c6, c7 uint32
 	for {

@@ -220,3 +220,17 @@ func TestRank(t *testing.T) {
 		}
 	}
 }
+
+// A forest without trees predicts base, as Predict does.
+func TestEnsembleNoTrees(t *testing.T) {
+	x := mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 6})
+	got := make([]float64, 3)
+	NewEnsemble(nil, 2).Predict(0.5, 0.25, x, got)
+	want := make([]float64, 3)
+	Predict(nil, 2, 0.5, 0.25, x, want)
+	for i := range got {
+		if got[i] != want[i] || got[i] != 0.5 {
+			t.Fatalf("row %d: Ensemble %v, Predict %v, want 0.5", i, got[i], want[i])
+		}
+	}
+}
