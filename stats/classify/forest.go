@@ -97,7 +97,7 @@ func forestCheck(d Data) error {
 func fitForest(d Data, p tree.CARTParams, trees int, opt Options) *forestModel {
 	data := cartData(d)
 	f := tree.GrowForest(data, p, trees, opt.Seed, forestKey, opt.Workers)
-	return &forestModel{d: data.Width(), k: d.K, trees: f.Trees, dist: f.Dist, imp: f.Gain}
+	return &forestModel{d: data.Width(), k: d.K, trees: f.Trees, ens: tree.NewEnsemble(f.Trees, data.Width()), dist: f.Dist, imp: f.Gain}
 }
 
 // cartData is d's columns for growing trees: X's, and with words the
@@ -119,6 +119,7 @@ func cartData(d Data) *tree.CARTData {
 type forestModel struct {
 	d, k  int
 	trees [][]tree.Node
+	ens   *tree.Ensemble // trees laid out for Proba, built at fit and decode
 	// dist[t][i*k : (i+1)*k] is the weighted class distribution of leaf
 	// i of tree t (zeros on internal nodes).
 	dist [][]float64
@@ -136,35 +137,28 @@ func (m *forestModel) Classes() int { return m.k }
 func (m *forestModel) Proba(x mat.Matrix, dst *mat.Dense) {
 	r, _ := x.Dims()
 	probaDst(dst, r, m.k)
-	k, d := m.k, m.d
+	k := m.k
 	scale := 1 / float64(len(m.trees))
+	last := len(m.trees) - 1
 	var acc []float64
-	tree.Blocks(x, d, func(lo int, rows []float64) {
-		nr := len(rows) / d
-		acc = append(acc[:0], make([]float64, nr*k)...)
-		add := func(i int, dist []float64, leaf int) {
+	// The trees' distributions are summed per row in tree order, as
+	// before the Ensemble, so the probabilities are the same to the bit.
+	m.ens.Walk(x, func(lo, t int, leaves []int32) {
+		if t == 0 {
+			acc = append(acc[:0], make([]float64, len(leaves)*k)...)
+		}
+		dist := m.dist[t]
+		for i, leaf := range leaves {
 			a := acc[i*k : (i+1)*k]
-			for c, v := range dist[leaf*k : (leaf+1)*k] {
+			for c, v := range dist[int(leaf)*k : (int(leaf)+1)*k] {
 				a[c] += v
 			}
 		}
-		var at [tree.Lanes]int32
-		for t, nodes := range m.trees {
-			dist := m.dist[t]
-			i := 0
-			for ; i+tree.Lanes <= nr; i += tree.Lanes {
-				tree.FindLanes(nodes, rows[i*d:(i+tree.Lanes)*d], d, &at)
-				for j, leaf := range at {
-					add(i+j, dist, int(leaf))
+		if t == last {
+			for i := range leaves {
+				for c := range k {
+					dst.Set(lo+i, c, min(1, acc[i*k+c]*scale))
 				}
-			}
-			for ; i < nr; i++ {
-				add(i, dist, int(tree.Find(nodes, rows[i*d:(i+1)*d])))
-			}
-		}
-		for i := range nr {
-			for c := range k {
-				dst.Set(lo+i, c, min(1, acc[i*k+c]*scale))
 			}
 		}
 	})
@@ -214,6 +208,7 @@ func unmarshalForest(b []byte) (Model, error) {
 	if r.Err != nil || len(m.trees) == 0 {
 		return nil, fmt.Errorf("classify: random forest trees: %w", tree.ErrBytes)
 	}
+	m.ens = tree.NewEnsemble(m.trees, d)
 	m.dist = make([][]float64, len(m.trees))
 	for t, nodes := range m.trees {
 		if len(nodes) > len(r.B)/(8*k) {

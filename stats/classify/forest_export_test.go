@@ -1,6 +1,9 @@
 package classify
 
-import "github.com/vaticml/vatic/stats/internal/tree"
+import (
+	"github.com/vaticml/vatic/stats/internal/tree"
+	"gonum.org/v1/gonum/mat"
+)
 
 // FitForestAll grows trees trees on every row of d (no bootstrap) with
 // every column, dense and word, a candidate at each node: the forest
@@ -22,4 +25,28 @@ func FitForestTrees(d Data, trees, mtry int, opt Options) (Model, error) {
 		p.MTry = mtry
 	}
 	return fitForest(d, p, trees, opt), nil
+}
+
+// LeafProba is a random forest's Proba one row at a time (tree.Find in
+// every tree, the leaves' distributions summed in order): the walk Proba
+// must match to the bit.
+func LeafProba(m Model, x *mat.Dense) *mat.Dense {
+	f := m.(*forestModel)
+	n, _ := x.Dims()
+	out := mat.NewDense(n, f.k, nil)
+	acc := make([]float64, f.k)
+	scale := 1 / float64(len(f.trees))
+	for i := range n {
+		clear(acc)
+		for t, nodes := range f.trees {
+			leaf := int(tree.Find(nodes, x.RawRowView(i)))
+			for c, v := range f.dist[t][leaf*f.k : (leaf+1)*f.k] {
+				acc[c] += v
+			}
+		}
+		for c, v := range acc {
+			out.Set(i, c, min(1, v*scale))
+		}
+	}
+	return out
 }

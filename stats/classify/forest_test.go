@@ -99,3 +99,40 @@ func testTreeCV(t *testing.T, a classify.Algorithm) {
 }
 
 func TestRandomForestCV(t *testing.T) { testTreeCV(t, classify.RandomForest{}) }
+
+// A random forest's Proba (tree.Ensemble's ranked walk) equals the sum of
+// the leaves' distributions found one row at a time (tree.Find in tree
+// order) to the bit, fitted and decoded, on rows with NaN, ±Inf and ±0.
+func TestForestProbaBitIdentical(t *testing.T) {
+	d := loadCSV(t, "breast_cancer")
+	m, err := classify.RandomForest{}.Fit(d, classify.Options{Seed: 4, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := mat.DenseCopyOf(d.X)
+	r, c := x.Dims()
+	odd := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1)}
+	for i := 0; i < r; i += 3 {
+		x.Set(i, (i/3)%c, odd[(i/3)%len(odd)])
+	}
+	want := classify.LeafProba(m, x)
+	b, err := m.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := classify.Unmarshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, m := range map[string]classify.Model{"fitted": m, "decoded": dec} {
+		var got mat.Dense
+		m.Proba(x, &got)
+		for i := range r {
+			for k := range d.K {
+				if g, w := got.At(i, k), want.At(i, k); math.Float64bits(g) != math.Float64bits(w) {
+					t.Fatalf("%s forest row %d class %d: Proba %v, per-row walk %v", name, i, k, g, w)
+				}
+			}
+		}
+	}
+}

@@ -111,14 +111,15 @@ func fitForest(x *mat.Dense, y []float64, p tree.CARTParams, trees int, opt Opti
 // growForest grows trees trees on data with parameters p.
 func growForest(data *tree.CARTData, p tree.CARTParams, trees int, opt Options) *rfModel {
 	f := tree.GrowForest(data, p, trees, opt.Seed, randomForestKey, opt.Workers)
-	return &rfModel{d: data.Width(), trees: f.Trees, imp: f.Gain}
+	return &rfModel{d: data.Width(), trees: f.Trees, ens: tree.NewEnsemble(f.Trees, data.Width()), imp: f.Gain}
 }
 
 // rfModel is a fitted forest; it is immutable and safe for concurrent use.
 type rfModel struct {
 	d     int
 	trees [][]tree.Node
-	imp   []float64 // SSE reduction per column, summed over splits and trees
+	ens   *tree.Ensemble // trees laid out for Predict, built at fit and decode
+	imp   []float64      // SSE reduction per column, summed over splits and trees
 }
 
 // Key returns "random_forest".
@@ -126,7 +127,7 @@ func (m *rfModel) Key() string { return randomForestKey }
 
 // Predict writes the mean of the trees' predictions.
 func (m *rfModel) Predict(x mat.Matrix, dst []float64) {
-	tree.Predict(m.trees, m.d, 0, 1/float64(len(m.trees)), x, dst)
+	m.ens.Predict(0, 1/float64(len(m.trees)), x, dst)
 }
 
 // Importance returns the total (bootstrap-weighted) SSE reduction of the
@@ -165,5 +166,6 @@ func unmarshalRandomForest(b []byte) (Model, error) {
 	if len(m.trees) == 0 {
 		return nil, fmt.Errorf("regress: random forest without trees: %w", tree.ErrBytes)
 	}
+	m.ens = tree.NewEnsemble(m.trees, m.d)
 	return m, nil
 }

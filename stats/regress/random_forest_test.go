@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vaticml/vatic/stats/regress"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Reference values from testdata/reference_trees.py (scikit-learn 1.2.1):
@@ -195,4 +196,60 @@ func BenchmarkRandomForestPredict(b *testing.B) {
 // closeRel reports |got − want| ≤ tol·max(1, |want|).
 func closeRel(got, want, tol float64) bool {
 	return math.Abs(got-want) <= tol*max(1, math.Abs(want))
+}
+
+// withOddValues is a copy of x with NaN, ±Inf and ±0 in some cells, the
+// values whose ranks a tree.Ensemble treats apart.
+func withOddValues(x *mat.Dense) *mat.Dense {
+	out := mat.DenseCopyOf(x)
+	r, c := out.Dims()
+	odd := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1)}
+	for i := 0; i < r; i += 3 {
+		out.Set(i, (i/3)%c, odd[(i/3)%len(odd)])
+	}
+	return out
+}
+
+// A random forest's Predict (tree.Ensemble's ranked walk) equals the sum
+// of the trees' per-row walks (tree.Leaf in tree order) to the bit,
+// fitted and decoded, on rows with NaN, ±Inf and ±0; and a tree.Ensemble
+// of a gbm's trees equals the gbm's Predict (tree.Predict) to the bit.
+func TestTreeEnsemblePredictBitIdentical(t *testing.T) {
+	x, y := loadFriedman(t)
+	xtr, ytr := rowsOf(x, y, 0, 600)
+	xte, _ := rowsOf(x, y, 600, 1000)
+	xte = withOddValues(xte)
+	same := func(name string, got, want []float64) {
+		t.Helper()
+		for i := range want {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("%s row %d: %v, per-row walk %v", name, i, got[i], want[i])
+			}
+		}
+	}
+	rf, err := regress.RandomForest{}.Fit(regress.Data{X: xtr, Y: ytr}, regress.Options{Seed: 3, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float64, 400)
+	rf.Predict(xte, got)
+	same("random forest", got, regress.LeafWalk(rf, xte))
+	b, err := rf.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := regress.Unmarshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec.Predict(xte, got)
+	same("decoded random forest", got, regress.LeafWalk(rf, xte))
+
+	gbm, err := regress.GradientBoosting{}.Fit(regress.Data{X: xtr, Y: ytr}, regress.Options{Seed: 3, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gbm.Predict(xte, got)
+	same("gbm", got, regress.LeafWalk(gbm, xte))
+	same("gbm ensemble", regress.EnsembleWalk(gbm, xte), got)
 }
