@@ -38,6 +38,22 @@ const (
 	// weak penalties are, if anything, judged a little kindly.
 	logisticCVTol     = 1e-6
 	logisticCVMaxIter = 200
+	// logisticSearchTol replaces logisticCVTol in the C search, whose
+	// fits only rank the grid and each start from the last: at 1e-4 the
+	// L2 search needs 1.5–2.6 times fewer loss evaluations on iris, wine
+	// and breast cancer (80 % of each, balanced, six seeds: 842–866
+	// against 1 307–1 360 on iris, 679–727 against 1 078–1 256 on wine,
+	// 559–585 against 918–930 on breast cancer) and L1's 1.5–2.7 times
+	// fewer (3 472–4 920 against 5 608–7 881, 1 125–1 701 against
+	// 2 886–4 511, 3 917–4 256 against 6 401–7 303). The pooled
+	// validation log-loss moves by under 1e-3 at the grid points near its
+	// minimum (by up to a few 1e-2 at L1's weakest penalties, past the
+	// minimum), less than it varies between two fold assignments, and
+	// the C chosen was the same on 35 of those 36 searches (L2 on wine
+	// moved one seed from 3.16 to 10). The contest's refits keep 1e-6:
+	// they start from zero, where at 1e-4 L1's class scores on wine moved
+	// by up to 0.1 (TestRefitScoring).
+	logisticSearchTol = 1e-4
 	// logisticSearchPatience stops the C search once the pooled
 	// validation loss of this many grid points in a row (a decade of C)
 	// is above the best so far: the loss has turned, and the
@@ -191,7 +207,7 @@ func fitLogisticCV(key string, d Data, opt Options) (Model, error) {
 			fp := &paths[f]
 			var s float64
 			if fp.l != nil {
-				fp.theta = logisticSolve(key, fp.l, c, fp.theta, logisticCVTol, logisticCVMaxIter)
+				fp.theta = logisticSolve(key, fp.l, c, fp.theta, logisticSearchTol, logisticCVMaxIter)
 				m := newLogisticModel(key, c, d.K, fp.st, fp.theta)
 				p := mat.NewDense(len(fp.valid.Y), d.K, nil)
 				m.Proba(fp.valid.matrix(), p)

