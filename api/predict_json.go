@@ -111,29 +111,7 @@ func (j *jsonPredictSource) next() (engine.PredictBatch, error) {
 		}
 		j.pos, j.state, j.first = i+1, jsonTop, true
 	}
-	// A batch ends when it is full or the body ends: what follows a data
-	// array (extraParameters, usually) is read before its last batch is
-	// handed out.
-	for {
-		switch j.state {
-		case jsonTop:
-			if err := j.top(); err != nil {
-				return engine.PredictBatch{}, err
-			}
-		case jsonEnd:
-			if j.n > 0 {
-				return j.batch(), nil
-			}
-			return engine.PredictBatch{}, io.EOF
-		default:
-			if err := j.readRows(); err != nil {
-				return engine.PredictBatch{}, err
-			}
-			if j.n == predictBatchRows {
-				return j.batch(), nil
-			}
-		}
-	}
+	return j.nextBatch(&j.state, j.top, j.readRows)
 }
 
 // fill reads more of the body, keeping buf[from:end] (moved to the
@@ -288,14 +266,8 @@ func (j *jsonPredictSource) member(b []byte, i int) (end, key, st int) {
 	case strings.EqualFold(name, "extraParameters"):
 		key = jsonKeyExtra
 	}
-	if i = skipJSONSpace(b, k); i == len(b) {
-		return i, key, scanMore
-	}
-	if b[i] != ':' {
-		return i, key, scanBad
-	}
-	if i = skipJSONSpace(b, i+1); i == len(b) {
-		return i, key, scanMore
+	if i, st = scanJSONColon(b, k); st != scanOK {
+		return i, key, st
 	}
 	if key == jsonKeyData {
 		if b[i] != '[' {
@@ -419,14 +391,8 @@ func (j *jsonPredictSource) readRow(b []byte, i int) (end, st int, err error) {
 			i = k
 		}
 		j.rowCols = append(j.rowCols, col)
-		if i = skipJSONSpace(b, i); i == len(b) {
-			return i, scanMore, nil
-		}
-		if b[i] != ':' {
-			return i, scanBad, nil
-		}
-		if i = skipJSONSpace(b, i+1); i == len(b) {
-			return i, scanMore, nil
+		if i, st = scanJSONColon(b, i); st != scanOK {
+			return i, st, nil
 		}
 		c := j.cols[col]
 		v := i
@@ -479,6 +445,35 @@ func (j *jsonPredictSource) readRow(b []byte, i int) (end, st int, err error) {
 			}
 		default:
 			return i, scanBad, nil
+		}
+	}
+}
+
+// nextBatch reads the body, in state, up to the end of the next batch:
+// top reads the body's members up to a data array (state jsonData) or the
+// end (jsonEnd), readRows reads rows until the batch is full or the array
+// ends (jsonTop). A batch ends when it is full or the body ends: what
+// follows a data array (extraParameters, usually) is read before its last
+// batch is handed out.
+func (j *jsonColumns) nextBatch(state *int, top, readRows func() error) (engine.PredictBatch, error) {
+	for {
+		switch *state {
+		case jsonTop:
+			if err := top(); err != nil {
+				return engine.PredictBatch{}, err
+			}
+		case jsonEnd:
+			if j.n > 0 {
+				return j.batch(), nil
+			}
+			return engine.PredictBatch{}, io.EOF
+		default:
+			if err := readRows(); err != nil {
+				return engine.PredictBatch{}, err
+			}
+			if j.n == predictBatchRows {
+				return j.batch(), nil
+			}
 		}
 	}
 }
@@ -876,6 +871,12 @@ func scanJSONName(b []byte, i int) (end, st int) {
 	if i, _, st = scanJSONString(b, i); st != scanOK {
 		return i, st
 	}
+	return scanJSONColon(b, i)
+}
+
+// scanJSONColon scans the colon after a member's name, which ends at
+// b[i], to the start of its value.
+func scanJSONColon(b []byte, i int) (end, st int) {
 	if i = skipJSONSpace(b, i); i == len(b) {
 		return i, scanMore
 	}

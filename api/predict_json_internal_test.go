@@ -60,26 +60,7 @@ func (j *jsontextPredictSource) next() (engine.PredictBatch, error) {
 			return engine.PredictBatch{}, badJSON(msgNotObject, nil)
 		}
 	}
-	for {
-		switch j.state {
-		case jsonTop:
-			if err := j.top(); err != nil {
-				return engine.PredictBatch{}, err
-			}
-		case jsonEnd:
-			if j.n > 0 {
-				return j.batch(), nil
-			}
-			return engine.PredictBatch{}, io.EOF
-		default:
-			if err := j.readRows(); err != nil {
-				return engine.PredictBatch{}, err
-			}
-			if j.n == predictBatchRows {
-				return j.batch(), nil
-			}
-		}
-	}
+	return j.nextBatch(&j.state, j.top, j.readRows)
 }
 
 func (j *jsontextPredictSource) top() error {
