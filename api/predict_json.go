@@ -278,6 +278,11 @@ func (j *jsonPredictSource) member(b []byte, i int) (end, key, st int) {
 	}
 	var v int
 	v, j.stack, st = scanJSONValue(b, i, j.stack)
+	if st == scanMore && j.rerr == io.EOF && (b[i] == '-' || isDigit(b[i])) && isDigit(b[v-1]) {
+		// A number the body ends with is whole, as jsontext reads it:
+		// extraParameters is decoded before the body's end is an error.
+		st = scanOK
+	}
 	if st == scanOK && key == jsonKeyExtra {
 		j.extraRaw = append(j.extraRaw[:0], b[i:v]...)
 	}
