@@ -171,12 +171,10 @@ func (j *jsontextPredictSource) readRow(i int) error {
 
 // decodedRows is a JSON predict body as a source hands it out: the
 // columns of each batch, its rows' values (nil for null) and literal
-// marks, the parameters, and the error that ended it.
+// marks, and the error that ended it.
 type decodedRows struct {
 	batches []string
 	err     error
-	extra   bool
-	query   predictParams
 }
 
 // drain reads every batch of src into a comparable text.
