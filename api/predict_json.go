@@ -185,6 +185,7 @@ func (j *jsonPredictSource) retry(msg func() string) (bool, error) {
 // end of the body.
 func (j *jsonPredictSource) top() error {
 	invalid := func() string { return msgInvalid }
+	ended := false // the body's end was seen
 	for {
 		b := j.buf[:j.end]
 		i := skipJSONSpace(b, j.pos)
@@ -203,22 +204,21 @@ func (j *jsonPredictSource) top() error {
 			i = skipJSONSpace(b, i+1)
 		}
 		end, key, st := j.member(b, i)
+		msg := msgInvalid
+		if key == jsonKeyData {
+			msg = msgDataNotArray
+		}
 		if st == scanMore {
-			if ok, err := j.retry(func() string {
-				if key == jsonKeyData {
-					return msgDataNotArray
-				}
-				return msgInvalid
-			}); !ok {
-				return err
+			// Once the body has ended, the member is scanned once more:
+			// a number it ends with is then whole (see member).
+			if !j.fill(j.pos) && (j.rerr != io.EOF || ended) {
+				return badJSON(msg, j.cause(0, true))
 			}
+			ended = j.rerr == io.EOF
 			continue
 		}
 		if st == scanBad {
-			if key == jsonKeyData {
-				return badJSON(msgDataNotArray, j.cause(end, false))
-			}
-			return badJSON(msgInvalid, j.cause(end, false))
+			return badJSON(msg, j.cause(end, false))
 		}
 		j.pos, j.first = end, false
 		switch key {
