@@ -146,7 +146,7 @@ func (r *Reader) RecordBatch() arrow.RecordBatch { return r.cur }
 // its fields' values joined by commas (a quoted field, a carriage
 // return), when a non-empty field's first byte is marked in leading (a
 // byte the caller would quote a value for), and for any other reader.
-// The text is valid until the next call to Next: it is copied.
+// The text is copied: dst stays valid after the next call to Next.
 func (r *Reader) Lines(dst []byte, ends []int32, leading *[256]bool) ([]byte, []int32, bool) {
 	if r.lines == nil || r.cur == nil {
 		return dst, ends, false
