@@ -119,7 +119,7 @@ func cartData(d Data) *tree.CARTData {
 type forestModel struct {
 	d, k  int
 	trees [][]tree.Node
-	ens   *tree.Ensemble // trees laid out for Proba, built at fit and decode
+	ens   *tree.Ensemble // trees laid out for Proba: packed at decode, else by the first large Proba
 	// dist[t][i*k : (i+1)*k] is the weighted class distribution of leaf
 	// i of tree t (zeros on internal nodes).
 	dist [][]float64
@@ -208,7 +208,7 @@ func unmarshalForest(b []byte) (Model, error) {
 	if r.Err != nil || len(m.trees) == 0 {
 		return nil, fmt.Errorf("classify: random forest trees: %w", tree.ErrBytes)
 	}
-	m.ens = tree.NewEnsemble(m.trees, d)
+	m.ens = tree.NewEnsemble(m.trees, d).Packed()
 	m.dist = make([][]float64, len(m.trees))
 	for t, nodes := range m.trees {
 		if len(nodes) > len(r.B)/(8*k) {

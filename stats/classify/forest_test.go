@@ -102,37 +102,60 @@ func TestRandomForestCV(t *testing.T) { testTreeCV(t, classify.RandomForest{}) }
 
 // A random forest's Proba (tree.Ensemble's ranked walk) equals the sum of
 // the leaves' distributions found one row at a time (tree.Find in tree
-// order) to the bit, fitted and decoded, on rows with NaN, ±Inf and ±0.
+// order) to the bit, and a gradient-boosting model's equals its plain
+// walk's (tree.Predict per score), fitted and decoded, on rows with NaN,
+// ±Inf and ±0: breast_cancer's rows on the fitted model (too few to lay
+// out the Ensemble's packed walk: the plain walk), then twice its rows
+// (the packed walk), then both on a decoded model (packed at decode).
 func TestForestProbaBitIdentical(t *testing.T) {
 	d := loadCSV(t, "breast_cancer")
-	m, err := classify.RandomForest{}.Fit(d, classify.Options{Seed: 4, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := mat.DenseCopyOf(d.X)
-	r, c := x.Dims()
+	one := mat.DenseCopyOf(d.X)
+	r, c := one.Dims()
 	odd := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1)}
 	for i := 0; i < r; i += 3 {
-		x.Set(i, (i/3)%c, odd[(i/3)%len(odd)])
+		one.Set(i, (i/3)%c, odd[(i/3)%len(odd)])
 	}
-	want := classify.LeafProba(m, x)
-	b, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec, err := classify.Unmarshal(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, m := range map[string]classify.Model{"fitted": m, "decoded": dec} {
-		var got mat.Dense
-		m.Proba(x, &got)
-		for i := range r {
-			for k := range d.K {
-				if g, w := got.At(i, k), want.At(i, k); math.Float64bits(g) != math.Float64bits(w) {
-					t.Fatalf("%s forest row %d class %d: Proba %v, per-row walk %v", name, i, k, g, w)
+	two := mat.NewDense(2*r, c, nil)
+	two.Stack(one, one)
+	for _, a := range []classify.Algorithm{classify.RandomForest{}, classify.GradientBoosting{}} {
+		m, err := a.Fit(d, classify.Options{Seed: 4, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reference := func(x *mat.Dense) *mat.Dense {
+			if a.Key() == "gbm" {
+				return classify.GBMPlainProba(m, x)
+			}
+			return classify.LeafProba(m, x)
+		}
+		decode := func() classify.Model {
+			b, err := m.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			dec, err := classify.Unmarshal(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return dec
+		}
+		check := func(name string, m classify.Model, x *mat.Dense) {
+			want := reference(x)
+			var got mat.Dense
+			m.Proba(x, &got)
+			n, _ := x.Dims()
+			for i := range n {
+				for k := range d.K {
+					if g, w := got.At(i, k), want.At(i, k); math.Float64bits(g) != math.Float64bits(w) {
+						t.Fatalf("%s %s row %d class %d: Proba %v, per-row walk %v", name, a.Key(), i, k, g, w)
+					}
 				}
 			}
 		}
+		check("fitted", m, one)
+		check("fitted", m, two)
+		dec := decode()
+		check("decoded", dec, one)
+		check("decoded", dec, two)
 	}
 }

@@ -126,7 +126,7 @@ func gbmParams() tree.HistParams {
 func fitGBM(bins *tree.Binned, d Data, p tree.HistParams, rounds, workers int) *gbmModel {
 	b := newBooster(bins, d, p, workers)
 	b.run(rounds, nil, true)
-	return &gbmModel{d: bins.Cols(), k: d.K, base: b.base, trees: b.trees, imp: b.imp}
+	return newGBMModel(bins.Cols(), d.K, b.base, b.trees, b.imp)
 }
 
 // gbmValidation is the held-out slice of early stopping: rows x, their
@@ -351,7 +351,20 @@ type gbmModel struct {
 	d, k  int
 	base  []float64       // per score
 	trees [][][]tree.Node // per score, per round
-	imp   []float64       // split gain per column, summed over trees
+	// ens walks every score's trees, score by score, in one pass
+	// over the rows (Proba).
+	ens *tree.Ensemble
+	imp []float64 // split gain per column, summed over trees
+}
+
+// newGBMModel is the model of base and trees (per score, per round) on
+// d columns and k classes.
+func newGBMModel(d, k int, base []float64, trees [][][]tree.Node, imp []float64) *gbmModel {
+	var all [][]tree.Node
+	for _, ts := range trees {
+		all = append(all, ts...)
+	}
+	return &gbmModel{d: d, k: k, base: base, trees: trees, ens: tree.NewEnsemble(all, d), imp: imp}
 }
 
 // Key returns "gbm".
@@ -366,10 +379,30 @@ func (m *gbmModel) Proba(x mat.Matrix, dst *mat.Dense) {
 	r, _ := x.Dims()
 	probaDst(dst, r, m.k)
 	raw := make([][]float64, len(m.trees))
-	for k, ts := range m.trees {
+	for k := range raw {
 		raw[k] = make([]float64, r)
-		tree.Predict(ts, m.d, m.base[k], 1, x, raw[k])
 	}
+	// Each score sums its rounds' leaves from zero in round order, then
+	// adds its base, as tree.Predict does: the same scores to the bit.
+	rounds := m.rounds()
+	if rounds == 0 {
+		for k, s := range raw {
+			for i := range s {
+				s[i] = m.base[k]
+			}
+		}
+	}
+	m.ens.Walk(x, func(lo, t int, leaves []int32) {
+		s, nodes := raw[t/rounds][lo:], m.ens.Trees()[t]
+		for i, leaf := range leaves {
+			s[i] += nodes[leaf].V
+		}
+		if t%rounds == rounds-1 {
+			for i := range leaves {
+				s[i] = m.base[t/rounds] + s[i]
+			}
+		}
+	})
 	p := make([]float64, m.k)
 	for i := range r {
 		gbmProba(raw, i, p)
@@ -424,16 +457,18 @@ func unmarshalGBM(b []byte) (Model, error) {
 		return nil, fmt.Errorf("classify: gbm header: %w", tree.ErrBytes)
 	}
 	s := gbmScores(k)
-	m := &gbmModel{d: d, k: k, imp: r.F64s(d), base: make([]float64, s), trees: make([][][]tree.Node, s)}
+	imp, base, trees := r.F64s(d), make([]float64, s), make([][][]tree.Node, s)
 	for j := range s {
-		m.base[j] = r.F64()
-		m.trees[j] = r.Trees(d)
-		if r.Err == nil && (len(m.trees[j]) != len(m.trees[0]) || math.IsNaN(m.base[j])) {
+		base[j] = r.F64()
+		trees[j] = r.Trees(d)
+		if r.Err == nil && (len(trees[j]) != len(trees[0]) || math.IsNaN(base[j])) {
 			r.Err = tree.ErrBytes
 		}
 	}
 	if err := r.Done(); err != nil {
 		return nil, fmt.Errorf("classify: gbm: %w", err)
 	}
+	m := newGBMModel(d, k, base, trees, imp)
+	m.ens.Packed()
 	return m, nil
 }

@@ -1,6 +1,8 @@
 package classify
 
 import (
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/vaticml/vatic/stats/internal/tree"
 )
 
@@ -25,3 +27,23 @@ func FitGBMFixed(d Data, leaves, rounds int, lambda float64, workers int) Model 
 
 // GBMRounds returns a gradient-boosting model's number of rounds.
 func GBMRounds(m Model) int { return m.(*gbmModel).rounds() }
+
+// GBMPlainProba is a gradient-boosting model's Proba by the plain walk
+// (tree.Predict per score, summing its rounds in order): the scores its
+// tree.Ensemble must match to the bit.
+func GBMPlainProba(m Model, x *mat.Dense) *mat.Dense {
+	g := m.(*gbmModel)
+	r, _ := x.Dims()
+	raw := make([][]float64, len(g.trees))
+	for k, ts := range g.trees {
+		raw[k] = make([]float64, r)
+		tree.Predict(ts, g.d, g.base[k], 1, x, raw[k])
+	}
+	out := mat.NewDense(r, g.k, nil)
+	p := make([]float64, g.k)
+	for i := range r {
+		gbmProba(raw, i, p)
+		out.SetRow(i, p)
+	}
+	return out
+}

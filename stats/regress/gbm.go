@@ -140,7 +140,7 @@ func gbmParams(leaves int) tree.HistParams {
 func fitGBM(bins *tree.Binned, y []float64, p tree.HistParams, rounds, workers int) *gbmModel {
 	g := bins.Grower(p, workers)
 	r := boost(g, bins.Cols(), y, rounds, nil, true)
-	return &gbmModel{d: bins.Cols(), leaves: p.Leaves, base: r.base, trees: r.trees, imp: r.imp}
+	return &gbmModel{d: bins.Cols(), leaves: p.Leaves, base: r.base, trees: r.trees, ens: tree.NewEnsemble(r.trees, bins.Cols()), imp: r.imp}
 }
 
 // histValidation is the held-out slice of early stopping: rows x, targets
@@ -235,7 +235,8 @@ type gbmModel struct {
 	leaves int
 	base   float64
 	trees  [][]tree.Node
-	imp    []float64 // split gain per column, summed over trees
+	ens    *tree.Ensemble // trees laid out for Predict: packed at decode, else by the first large Predict
+	imp    []float64      // split gain per column, summed over trees
 }
 
 // Key returns "gbm".
@@ -244,7 +245,7 @@ func (m *gbmModel) Key() string { return gbmKey }
 // Predict writes the mean of the training targets plus the trees'
 // (shrunk) leaf values.
 func (m *gbmModel) Predict(x mat.Matrix, dst []float64) {
-	tree.Predict(m.trees, m.d, m.base, 1, x, dst)
+	m.ens.Predict(m.base, 1, x, dst)
 }
 
 // Importance returns the total split gain (reduction of the penalised
@@ -291,5 +292,6 @@ func unmarshalGBM(b []byte) (Model, error) {
 	if err := r.Done(); err != nil {
 		return nil, fmt.Errorf("regress: gbm: %w", err)
 	}
+	m.ens = tree.NewEnsemble(m.trees, m.d).Packed()
 	return m, nil
 }

@@ -118,7 +118,7 @@ func growForest(data *tree.CARTData, p tree.CARTParams, trees int, opt Options) 
 type rfModel struct {
 	d     int
 	trees [][]tree.Node
-	ens   *tree.Ensemble // trees laid out for Predict, built at fit and decode
+	ens   *tree.Ensemble // trees laid out for Predict: packed at decode, else by the first large Predict
 	imp   []float64      // SSE reduction per column, summed over splits and trees
 }
 
@@ -166,6 +166,6 @@ func unmarshalRandomForest(b []byte) (Model, error) {
 	if len(m.trees) == 0 {
 		return nil, fmt.Errorf("regress: random forest without trees: %w", tree.ErrBytes)
 	}
-	m.ens = tree.NewEnsemble(m.trees, m.d)
+	m.ens = tree.NewEnsemble(m.trees, m.d).Packed()
 	return m, nil
 }

@@ -177,20 +177,35 @@ func BenchmarkRandomForestFit(b *testing.B) {
 	b.ReportMetric(float64(b.N)*1600/b.Elapsed().Seconds(), "rows/s")
 }
 
+// BenchmarkRandomForestPredict predicts 400 unseen rows with a decoded
+// forest, as a saved model predicts.
 func BenchmarkRandomForestPredict(b *testing.B) {
 	x, y := loadFriedman(b)
 	xtr, ytr := rowsOf(x, y, 0, 1600)
 	xte, _ := rowsOf(x, y, 1600, 2000)
-	m, err := regress.RandomForest{}.Fit(regress.Data{X: xtr, Y: ytr}, regress.Options{Seed: 1, Workers: 2})
-	if err != nil {
-		b.Fatal(err)
-	}
+	m := decodedModel(b, regress.RandomForest{}, regress.Data{X: xtr, Y: ytr})
 	dst := make([]float64, 400)
 	b.ReportAllocs()
 	for b.Loop() {
 		m.Predict(xte, dst)
 	}
 	b.ReportMetric(float64(b.N)*400/b.Elapsed().Seconds(), "rows/s")
+}
+
+// decodedModel fits a on d and returns the model decoded from its bytes.
+func decodedModel(b *testing.B, a regress.Algorithm, d regress.Data) regress.Model {
+	m, err := a.Fit(d, regress.Options{Seed: 1, Workers: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	blob, err := m.MarshalBinary()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if m, err = regress.Unmarshal(blob); err != nil {
+		b.Fatal(err)
+	}
+	return m
 }
 
 // closeRel reports |got − want| ≤ tol·max(1, |want|).
@@ -210,15 +225,20 @@ func withOddValues(x *mat.Dense) *mat.Dense {
 	return out
 }
 
-// A random forest's Predict (tree.Ensemble's ranked walk) equals the sum
-// of the trees' per-row walks (tree.Leaf in tree order) to the bit,
-// fitted and decoded, on rows with NaN, ±Inf and ±0; and a tree.Ensemble
-// of a gbm's trees equals the gbm's Predict (tree.Predict) to the bit.
+// A random forest's and a gbm's Predict (tree.Ensemble's plain walk below
+// its packing threshold, the ranked walk above it or once decoded) equal
+// the sum of the trees' per-row walks (tree.Leaf in tree order) to the
+// bit, fitted and decoded, on rows with NaN, ±Inf and ±0.
 func TestTreeEnsemblePredictBitIdentical(t *testing.T) {
 	x, y := loadFriedman(t)
 	xtr, ytr := rowsOf(x, y, 0, 600)
-	xte, _ := rowsOf(x, y, 600, 1000)
-	xte = withOddValues(xte)
+	small, _ := rowsOf(x, y, 600, 1000)
+	small = withOddValues(small)
+	// Three times the 400 rows, enough for the Ensemble's packed walk.
+	xte := mat.NewDense(1200, small.RawMatrix().Cols, nil)
+	for i := range 1200 {
+		xte.SetRow(i, small.RawRowView(i%400))
+	}
 	same := func(name string, got, want []float64) {
 		t.Helper()
 		for i := range want {
@@ -231,7 +251,7 @@ func TestTreeEnsemblePredictBitIdentical(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := make([]float64, 400)
+	got := make([]float64, 1200)
 	rf.Predict(xte, got)
 	same("random forest", got, regress.LeafWalk(rf, xte))
 	b, err := rf.MarshalBinary()
@@ -249,7 +269,22 @@ func TestTreeEnsemblePredictBitIdentical(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Fewer rows than the packed walk needs first (the plain walk), then
+	// enough, then both decoded (packed at decode): the same sums.
+	gbm.Predict(small, got[:400])
+	same("gbm, 400 rows", got[:400], regress.LeafWalk(gbm, small))
 	gbm.Predict(xte, got)
 	same("gbm", got, regress.LeafWalk(gbm, xte))
 	same("gbm ensemble", regress.EnsembleWalk(gbm, xte), got)
+	b, err = gbm.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dec, err = regress.Unmarshal(b); err != nil {
+		t.Fatal(err)
+	}
+	dec.Predict(small, got[:400])
+	same("decoded gbm, 400 rows", got[:400], regress.LeafWalk(gbm, small))
+	dec.Predict(xte, got)
+	same("decoded gbm", got, regress.LeafWalk(gbm, xte))
 }

@@ -4,14 +4,17 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 )
 
-// Ensemble is a forest of flat trees laid out for prediction, built once
-// when a model is fitted or decoded (NewEnsemble): the []Node trees stay
-// the model's saved form, the Ensemble only walks them faster. It is
-// immutable and safe for concurrent use.
+// Ensemble is a forest of flat trees laid out for prediction: the []Node
+// trees stay the model's saved form, the Ensemble only walks them faster.
+// NewEnsemble only wraps the trees; the packed layout below is built by
+// the first walk of ensembleMinRows rows or more and kept. It is safe for
+// concurrent use.
 //
 // A large forest's walk is bound by cache misses, so the Ensemble halves
 // the bytes a node takes. Thresholds become ranks: per feature f the
@@ -38,7 +41,15 @@ import (
 type Ensemble struct {
 	d     int
 	trees [][]Node
-	// Packed form; nil when the forest keeps the plain walk.
+	// The packed form is laid out once, by the first walk of at least
+	// ensembleMinRows rows (sync.Once); lay stays nil until then, and for
+	// good when the forest does not fit the packing.
+	once sync.Once
+	lay  atomic.Pointer[layout]
+}
+
+// layout is an Ensemble's packed form.
+type layout struct {
 	packed [][]packedNode
 	cuts   [][]float64 // per feature, the distinct thresholds ascending
 	zero   []uint32    // per feature, the rank of 0 (sparse rows are mostly 0)
@@ -77,25 +88,55 @@ const (
 	ensembleBytes = 1 << 20
 )
 
+// ensembleMinRows is the smallest walk that lays out the packed form.
+// Laying it out sorts every split's threshold, which costs more than
+// the plain walk of a few hundred rows: a contest's fold models predict
+// their 30–100 validation rows once each and are dropped, while a saved
+// model's predict requests (batches of thousands of rows) reuse it.
+// Smaller walks use the packed form once it exists.
+const ensembleMinRows = 1024
+
 // NewEnsemble lays out trees (rows of d columns) for prediction. The
 // trees must be valid for d columns, as Reader.Trees and the growers
 // make them. The Ensemble shares trees, which must not change after.
 func NewEnsemble(trees [][]Node, d int) *Ensemble {
-	e := &Ensemble{d: d, trees: trees, rows: block}
+	return &Ensemble{d: d, trees: trees}
+}
+
+// Packed lays out the packed form now, if the forest fits it, and returns
+// e: for a decoded model, whose predict requests of any size then take
+// the packed walk.
+func (e *Ensemble) Packed() *Ensemble {
+	e.layout(ensembleMinRows)
+	return e
+}
+
+// layout returns the packed form for a walk of r rows, laying it out
+// when r reaches ensembleMinRows; nil when it is not laid out (yet) or
+// the forest does not fit it.
+func (e *Ensemble) layout(r int) *layout {
+	if r >= ensembleMinRows {
+		e.once.Do(func() { e.lay.Store(pack(e.trees, e.d)) })
+	}
+	return e.lay.Load()
+}
+
+// pack lays trees out for the packed walk; nil when they do not fit it.
+func pack(trees [][]Node, d int) *layout {
 	if d*Lanes > featMask {
-		return e
+		return nil
 	}
 	cuts := make([][]float64, d)
 	for _, t := range trees {
 		if len(t) > 1<<(32-featBits) {
-			return e
+			return nil
 		}
 		for _, nd := range t {
 			if nd.Feat < 0 {
 				continue
 			}
 			if math.IsNaN(nd.V) {
-				return e
+				return nil
 			}
 			cuts[nd.Feat] = append(cuts[nd.Feat], nd.V+0) // +0: −0 and 0 are one cut
 		}
@@ -117,13 +158,12 @@ func NewEnsemble(trees [][]Node, d int) *Ensemble {
 		}
 		packed[k] = p
 	}
-	e.zero = make([]uint32, d)
+	l := &layout{packed: packed, cuts: cuts, zero: make([]uint32, d)}
 	for f, c := range cuts {
-		e.zero[f] = rank(c, 0)
+		l.zero[f] = rank(c, 0)
 	}
-	e.packed, e.cuts = packed, cuts
-	e.rows = max(block, min(ensembleRows, ensembleBytes/(4*(d+1)))) &^ (Lanes - 1)
-	return e
+	l.rows = max(block, min(ensembleRows, ensembleBytes/(4*(d+1)))) &^ (Lanes - 1)
+	return l
 }
 
 // Trees returns the trees the Ensemble walks (shared, not copied).
@@ -136,7 +176,9 @@ func (e *Ensemble) Trees() [][]Node { return e.trees }
 func (e *Ensemble) Walk(x mat.Matrix, f func(lo, k int, leaves []int32)) {
 	d := e.d
 	var leaves [ensembleRows]int32
-	if e.packed == nil {
+	r, _ := x.Dims()
+	l := e.layout(r)
+	if l == nil {
 		Blocks(x, d, func(lo int, rows []float64) {
 			nr := len(rows) / d
 			at := leaves[:nr]
@@ -154,11 +196,11 @@ func (e *Ensemble) Walk(x mat.Matrix, f func(lo, k int, leaves []int32)) {
 		return
 	}
 	g := (d + 1) * Lanes // ranks of a lane group
-	e.ranked(x, func(lo, nr int, ranks []uint32) {
+	l.ranked(x, d, func(lo, nr int, ranks []uint32) {
 		at := leaves[:len(ranks)/g*Lanes]
-		for k, t := range e.packed {
+		for k, t := range l.packed {
 			for i := 0; i < len(at); i += Lanes {
-				e.lanes(t, ranks[i/Lanes*g:(i/Lanes+1)*g], (*[Lanes]int32)(at[i:i+Lanes]))
+				lanes(t, ranks[i/Lanes*g:(i/Lanes+1)*g], (*[Lanes]int32)(at[i:i+Lanes]))
 			}
 			f(lo, k, at[:nr])
 		}
@@ -198,20 +240,19 @@ func (e *Ensemble) Predict(base, scale float64, x mat.Matrix, dst []float64) {
 	})
 }
 
-// ranked copies the rows of x in blocks of e.rows, ranks every value
+// ranked copies the rows of x (d columns) in blocks of l.rows, ranks every value
 // among its feature's cuts and calls f with the first row's index, the
 // number of rows and their ranks in lane groups: row i's rank of feature
 // j is ranks[i/Lanes·G + j·Lanes + i%Lanes], G = (d+1)·Lanes, feature d
 // the constant 0 the leaves read. The last group is padded with rows of
 // rank 0 (which reach some leaf, read by no one).
-func (e *Ensemble) ranked(x mat.Matrix, f func(lo, nr int, ranks []uint32)) {
+func (l *layout) ranked(x mat.Matrix, d int, f func(lo, nr int, ranks []uint32)) {
 	r, c := x.Dims()
-	d := e.d
 	if c != d {
 		panic(fmt.Sprintf("tree: predict with %d columns, model has %d", c, d))
 	}
 	g := (d + 1) * Lanes
-	nb := min(r, e.rows)
+	nb := min(r, l.rows)
 	buf := make([]uint32, (nb+Lanes-1)/Lanes*g)
 	row := make([]float64, d)
 	rt, _ := x.(rowTo)
@@ -236,9 +277,9 @@ func (e *Ensemble) ranked(x mat.Matrix, f func(lo, nr int, ranks []uint32)) {
 			}
 			grp := ranks[(i-lo)/Lanes*g+(i-lo)%Lanes:]
 			for j, v := range xs {
-				r := e.zero[j]
+				r := l.zero[j]
 				if v != 0 {
-					r = rank(e.cuts[j], v)
+					r = rank(l.cuts[j], v)
 				}
 				grp[j*Lanes] = r
 			}
@@ -322,7 +363,7 @@ func above(r, code uint32) uint32 {
 // (a branch the CPU cannot predict) and the walk stops when none moved.
 // The lanes are spelled out (for Lanes = 8) so that they stay in
 // registers.
-func (e *Ensemble) lanes(t []packedNode, g []uint32, at *[Lanes]int32) {
+func lanes(t []packedNode, g []uint32, at *[Lanes]int32) {
 	var c0, c1, c2, c3, c4, c5, c6, c7 uint32
 	for {
 		n := step(t, g, c0, 0)

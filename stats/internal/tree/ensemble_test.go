@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -98,7 +99,7 @@ func TestEnsemble(t *testing.T) {
 		n := 1 + rng.IntN(2*ensembleRows+3*Lanes)
 		x := randomRows(rng, trees, n, d)
 		e := NewEnsemble(trees, d)
-		if e.packed == nil {
+		if e.layout(ensembleMinRows) == nil {
 			t.Fatalf("trial %d: forest of %d features not packed", trial, d)
 		}
 		checkEnsemble(t, e, x, "packed")
@@ -108,12 +109,56 @@ func TestEnsemble(t *testing.T) {
 				continue
 			}
 			e := NewEnsemble(trees, d)
-			if e.packed != nil {
+			if e.layout(ensembleMinRows) != nil {
 				t.Fatalf("trial %d: NaN threshold packed", trial)
 			}
 			checkEnsemble(t, e, x, "plain")
 		}
 	}
+}
+
+// An Ensemble lays out its packed form on its first walk of
+// ensembleMinRows rows and no earlier, and walks concurrently while it
+// does: small walks before take the plain walk, every walk predicts the
+// same (go test -race checks the hand-over).
+func TestEnsembleLazy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const d = 4
+	trees := make([][]Node, 20)
+	for k := range trees {
+		trees[k] = randomTree(rng, d, 12)
+	}
+	small := randomRows(rng, trees, ensembleMinRows-1, d)
+	big := randomRows(rng, trees, ensembleMinRows, d)
+	e := NewEnsemble(trees, d)
+	checkEnsemble(t, e, small, "before")
+	if e.lay.Load() != nil {
+		t.Fatalf("a walk of %d rows laid out the packed form", ensembleMinRows-1)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			x := small
+			if g%2 == 1 {
+				x = big
+			}
+			got := make([]float64, x.RawMatrix().Rows)
+			e.Predict(0.5, 0.25, x, got)
+			want := make([]float64, len(got))
+			Predict(trees, d, 0.5, 0.25, x, want)
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Errorf("goroutine %d: row %d: %v, want %v", g, i, got[i], want[i])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if e.lay.Load() == nil {
+		t.Fatalf("a walk of %d rows left the forest unpacked", ensembleMinRows)
+	}
+	checkEnsemble(t, e, small, "after")
 }
 
 // A forest of more features or of a tree of more nodes than the packing
@@ -123,7 +168,7 @@ func TestEnsembleUnpacked(t *testing.T) {
 	d := featMask/Lanes + 1 // 512: d·Lanes overflows the feature bits
 	trees := [][]Node{randomTree(rng, 3, 8), randomTree(rng, 3, 8)}
 	e := NewEnsemble(trees, d)
-	if e.packed != nil {
+	if e.layout(ensembleMinRows) != nil {
 		t.Fatalf("forest of %d features packed", d)
 	}
 	checkEnsemble(t, e, randomRows(rng, trees, 40, d), "plain, wide")
@@ -134,7 +179,7 @@ func TestEnsembleUnpacked(t *testing.T) {
 			tr = append(tr, Node{V: float64(i), Feat: 0, Left: int32(len(tr) + 1)}, Node{V: float64(-i), Feat: -1})
 		}
 		tr = append(tr, Node{V: 1, Feat: -1})
-		if packed := NewEnsemble([][]Node{tr}, 3).packed != nil; packed != (len(tr) <= 1<<20) {
+		if packed := NewEnsemble([][]Node{tr}, 3).layout(ensembleMinRows) != nil; packed != (len(tr) <= 1<<20) {
 			t.Fatalf("tree of %d nodes: packed %v", len(tr), packed)
 		}
 	}
