@@ -300,8 +300,12 @@ func (s *textSpool) replay(f func(*textBatch) error) error {
 	return nil
 }
 
-// close drops the batches in memory and removes the file.
+// close gives the buffers of the batches in memory back to textBufs
+// (the answer is written, or abandoned) and removes the file.
 func (s *textSpool) close() error {
+	for _, b := range s.mem {
+		textBufs.Put(&b.data)
+	}
 	s.mem = nil
 	if s.f == nil {
 		return nil

@@ -354,6 +354,13 @@ func (p pipeline) encode(frame []*frameColumn, rows []int) (*mat.Dense, error) {
 // text column is never a dense matrix (issue 16). Without text the dense
 // block is encode's matrix.
 func (p pipeline) encodeWords(frame []*frameColumn, rows []int) (*stats.SparseMatrix, error) {
+	return p.encodeWordsInto(frame, rows, nil)
+}
+
+// encodeWordsInto is encodeWords with the dense block's values in
+// get(n) (cleared first) rather than a new slice, when get is not nil:
+// predict batches reuse them (predictFloats).
+func (p pipeline) encodeWordsInto(frame []*frameColumn, rows []int, get func(n int) []float64) (*stats.SparseMatrix, error) {
 	byName := map[string]*frameColumn{}
 	for _, fc := range frame {
 		byName[strings.ToLower(fc.Name)] = fc
@@ -371,7 +378,12 @@ func (p pipeline) encodeWords(frame []*frameColumn, rows []int) (*stats.SparseMa
 	}
 	var x *mat.Dense
 	if denseWidth > 0 {
-		x = mat.NewDense(len(rows), denseWidth, nil)
+		var data []float64
+		if get != nil {
+			data = get(len(rows) * denseWidth)
+			clear(data)
+		}
+		x = mat.NewDense(len(rows), denseWidth, data)
 	}
 	var words []*stats.CSR
 	col := 0
