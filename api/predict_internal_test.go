@@ -38,7 +38,9 @@ func decodePredictJSON(t testing.TB, body string) ([]map[string]*string, []map[s
 			for j, f := range b.Rec.Schema().Fields() {
 				a := b.Rec.Column(j).(*array.String)
 				if a.IsValid(i) {
-					v := a.Value(i)
+					// Cloned: the batch's buffers are recycled once it
+					// is released (jsonMemory).
+					v := strings.Clone(a.Value(i))
 					row[f.Name] = &v
 				} else {
 					row[f.Name] = nil

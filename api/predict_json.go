@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/vaticml/vatic/columnar"
 	"github.com/vaticml/vatic/engine"
 )
 
@@ -600,8 +601,8 @@ func (c *jsonColumn) unset(i int) {
 // pad adds nulls up to row i.
 func (c *jsonColumn) pad(i int) {
 	if c.offs == nil {
-		c.offs = append(make([]int32, 0, predictBatchRows+1), 0)
-		c.valid = make([]byte, bitutil.BytesForBits(predictBatchRows))
+		c.offs = append(arrow.Int32Traits.CastFromBytes(jsonMemory.Allocate(arrow.Int32SizeBytes * (predictBatchRows + 1)))[:0], 0)
+		c.valid = jsonMemory.Allocate(int(bitutil.BytesForBits(predictBatchRows)))
 	}
 	for c.n < i {
 		c.appendNull()
@@ -617,6 +618,12 @@ func (c *jsonColumn) appendNull() {
 	c.n++
 }
 
+// jsonMemory recycles the buffers of a JSON predict body's columns: a
+// batch's arrays give them back with their last Release, and the next
+// batch's columns are read into them (columnar.PoolAllocator; as
+// engine's predictMemory does for CSV bodies).
+var jsonMemory columnar.PoolAllocator
+
 // batch turns the rows read into a record, the columns' buffers becoming
 // its arrays', and starts the next batch with fresh buffers.
 func (j *jsonColumns) batch() engine.PredictBatch {
@@ -627,12 +634,22 @@ func (j *jsonColumns) batch() engine.PredictBatch {
 	var lits [][]bool
 	for k, c := range j.cols {
 		c.pad(n)
-		var valid *memory.Buffer
+		// The buffers go back to jsonMemory with the array's last
+		// Release.
+		bufs := []*memory.Buffer{nil,
+			memory.NewBufferWithAllocator(arrow.Int32Traits.CastToBytes(c.offs), &jsonMemory),
+			memory.NewBufferWithAllocator(c.data, &jsonMemory)}
 		if c.nulls > 0 {
-			valid = memory.NewBufferBytes(c.valid)
+			bufs[0] = memory.NewBufferWithAllocator(c.valid, &jsonMemory)
+		} else {
+			jsonMemory.Free(c.valid)
 		}
-		data := array.NewData(arrow.BinaryTypes.String, n, []*memory.Buffer{valid,
-			memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(c.offs)), memory.NewBufferBytes(c.data)}, nil, c.nulls, 0)
+		data := array.NewData(arrow.BinaryTypes.String, n, bufs, nil, c.nulls, 0)
+		for _, b := range bufs {
+			if b != nil {
+				b.Release()
+			}
+		}
 		arrs[k] = array.MakeFromData(data)
 		data.Release()
 		fields[k] = arrow.Field{Name: c.name, Type: arrow.BinaryTypes.String, Nullable: true}
@@ -643,7 +660,7 @@ func (j *jsonColumns) batch() engine.PredictBatch {
 			lits[k] = c.lit
 		}
 		size := len(c.data)
-		*c = jsonColumn{name: c.name, data: make([]byte, 0, size+size/8)}
+		*c = jsonColumn{name: c.name, data: jsonMemory.Allocate(size + size/8)[:0]}
 	}
 	rec := array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(n))
 	for _, a := range arrs {
