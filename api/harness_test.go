@@ -39,6 +39,7 @@ type serverOptions struct {
 	compat       api.Compat
 	maxColumns   int
 	pageCache    int64
+	predictMem   int64
 	wrapStore    func(engine.Store) engine.Store // the engine's store, wrapped (failure injection)
 }
 
@@ -55,6 +56,7 @@ func withImportMax(n int64) option              { return func(o *serverOptions) 
 func withSessionTimeout(d time.Duration) option { return func(o *serverOptions) { o.sessionTime = d } }
 func withCompat(c api.Compat) option            { return func(o *serverOptions) { o.compat = c } }
 func withMaxColumns(n int) option               { return func(o *serverOptions) { o.maxColumns = n } }
+func withPredictMemory(n int64) option          { return func(o *serverOptions) { o.predictMem = n } }
 
 // withStoreWrapper gives the engine wrap(store) instead of the DuckDB store.
 func withStoreWrapper(wrap func(engine.Store) engine.Store) option {
@@ -115,6 +117,7 @@ func newServer(t testing.TB, opts ...option) *testServer {
 		Clock: o.clock, Allotments: o.allotments, BatchRows: o.batchRows, MaxDecodedBytes: o.maxBodyBytes, MaxColumns: o.maxColumns,
 		Fetcher: remote.NewFetcher(sources), ImportTimeout: o.importTime, ImportMaxBytes: o.importMax,
 		Notifier: api.NewCallbacks(apiOpts, func() string { return *base.Load() }, hooks), SessionTimeout: o.sessionTime,
+		PredictMemory: o.predictMem,
 	})
 	if err != nil {
 		store.Close()

@@ -367,3 +367,40 @@ func TestPredictCSVLines(t *testing.T) {
 		t.Error("predict with a leading space changed other rows")
 	}
 }
+
+// An answer kept whole in memory (-predict-memory's default) and one
+// that waits in a temporary file (the engine's PredictMemory negative,
+// the flag's 0) are the same bytes, as CSV and as JSON, for a plain CSV
+// body (copied lines), a quoted one (cell by cell) and a JSON body.
+func TestPredictAnswerSpooled(t *testing.T) {
+	dir := t.TempDir()
+	mem := newServer(t, withDir(dir))
+	id := mem.namedModel(t, "friedman", "spool")
+	path := "/v1/models/" + id + "/predict"
+	plain := friedmanCSV(streamRows, -1)
+	bodies := []struct{ what, body, ctype string }{
+		{"plain CSV", plain, "text/csv"},
+		{"quoted CSV", quoteCells(plain), "text/csv"},
+		{"JSON", friedmanJSONBody(streamRows, -1), "application/json"},
+	}
+	want := map[string][]byte{}
+	for _, b := range bodies {
+		for _, accept := range []string{"text/csv", "application/json"} {
+			r := mem.do(t, http.MethodPost, path, b.body, "Content-Type", b.ctype, "Accept", accept)
+			if r.status != http.StatusOK {
+				t.Fatalf("%s as %s in memory = %d %.300s", b.what, accept, r.status, r.body)
+			}
+			want[b.what+accept] = r.body
+		}
+	}
+	mem.Close()
+	spooled := newServer(t, withDir(dir), withPredictMemory(-1))
+	for _, b := range bodies {
+		for _, accept := range []string{"text/csv", "application/json"} {
+			r := spooled.do(t, http.MethodPost, path, b.body, "Content-Type", b.ctype, "Accept", accept)
+			if r.status != http.StatusOK || answerRows(r.body) != answerRows(want[b.what+accept]) {
+				t.Errorf("%s as %s spooled = %d %.300s…, want %.300s…", b.what, accept, r.status, r.body, want[b.what+accept])
+			}
+		}
+	}
+}

@@ -63,6 +63,12 @@ type Options struct {
 	// window (default DefaultMaxForecastBuckets). A longer horizon fails
 	// the request (400) or the session with a message naming the limit.
 	MaxForecastBuckets int
+	// PredictMemory is how many bytes of a predict answer's batches
+	// are kept in memory while its rows are scored; the answer waits for
+	// the last row (so a bad value anywhere is a 400), and the batches
+	// past it wait in a temporary file under TempDir. 0 means
+	// DefaultPredictMemory; negative keeps none in memory.
+	PredictMemory int64
 	// MaxRestarts is how many times an import or a session may be cut off
 	// by the server stopping (a crash, a kill, a shutdown while it runs)
 	// before it fails instead of running again from the start (default 3).
@@ -131,6 +137,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxForecastBuckets <= 0 {
 		o.MaxForecastBuckets = DefaultMaxForecastBuckets
+	}
+	if o.PredictMemory == 0 {
+		o.PredictMemory = DefaultPredictMemory
 	}
 	if o.MaxColumns <= 0 {
 		o.MaxColumns = ingest.DefaultMaxColumns

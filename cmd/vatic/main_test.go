@@ -97,7 +97,7 @@ func TestParseServe(t *testing.T) {
 
 func TestParseServeErrors(t *testing.T) {
 	for _, args := range [][]string{
-		{"-log-format", "xml"}, {"-max-body", "0"}, {"-max-request-body", "0"}, {"-max-restarts", "0"}, {"-metrics-timeout", "0s"}, {"-max-forecast-buckets", "0"}, {"-max-body", "abc"}, {"-max-columns", "0"}, {"-page-cache", "-1"}, {"-max-columns", "-1"}, {"-log-level", "loud"}, {"extra"}, {"-nope"},
+		{"-log-format", "xml"}, {"-max-body", "0"}, {"-max-request-body", "0"}, {"-max-restarts", "0"}, {"-metrics-timeout", "0s"}, {"-max-forecast-buckets", "0"}, {"-predict-memory", "-1"}, {"-max-body", "abc"}, {"-max-columns", "0"}, {"-page-cache", "-1"}, {"-max-columns", "-1"}, {"-log-level", "loud"}, {"extra"}, {"-nope"},
 		{"-idle-timeout", "0"}, {"-read-header-timeout", "0s"}, {"-body-idle-timeout", "-1s"}, {"-max-connections", "-1"},
 	} {
 		if _, err := parseServe(args, env(nil), io.Discard); err == nil {

@@ -68,6 +68,15 @@ type sessionConfig struct {
 	MaxForecastBuckets int
 }
 
+// predictMemory is engine.Options.PredictMemory for -predict-memory:
+// the flag's 0 (keep none) is the option's negative.
+func predictMemory(flag int64) int64 {
+	if flag == 0 {
+		return -1
+	}
+	return flag
+}
+
 // serveConfig is the typed configuration of `vatic serve`.
 type serveConfig struct {
 	Addr          string
@@ -77,6 +86,7 @@ type serveConfig struct {
 	MaxRequest    int64
 	MaxHeavy      int
 	PageCache     int64
+	PredictMemory int64
 	HeavyWait     time.Duration
 	MaxColumns    int
 	LogFormat     string
@@ -110,6 +120,7 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	fs.Int64Var(&c.MaxBodyBytes, "max-body", 1<<30, "largest request body in bytes, on the wire and after decompression")
 	fs.Int64Var(&c.MaxRequest, "max-request-body", 1<<20, "largest import, session or view request body in bytes (at most -max-body)")
 	fs.IntVar(&c.MaxHeavy, "max-heavy", 4, "heavy requests (column statistics) that run at once; others wait -heavy-wait, then get 503")
+	fs.Int64Var(&c.PredictMemory, "predict-memory", engine.DefaultPredictMemory, "bytes of one predict answer kept in memory until its last row is scored; the rest waits in a temporary file under <data>/tmp (0: all of it)")
 	fs.Int64Var(&c.PageCache, "page-cache", 64<<20, "bytes of rendered pages of rows (GET /data/{name}) kept for repeated reads; an answer above 1/64 of it is not kept; 0 turns the cache off")
 	fs.DurationVar(&c.HeavyWait, "heavy-wait", 5*time.Second, "how long a heavy request waits for a slot before answering 503 with Retry-After")
 	fs.IntVar(&c.MaxColumns, "max-columns", ingest.DefaultMaxColumns, "most columns a dataset, an upload, an import or a predict body may have; checked as a CSV header or JSON keys are read")
@@ -186,6 +197,9 @@ func parseServe(args []string, getenv func(string) (string, bool), stderr io.Wri
 	}
 	if c.MetricsWait <= 0 {
 		return c, errors.New("-metrics-timeout must be positive")
+	}
+	if c.PredictMemory < 0 {
+		return c, errors.New("-predict-memory must not be negative")
 	}
 	if c.Sessions.MaxForecastBuckets <= 0 {
 		return c, errors.New("-max-forecast-buckets must be positive")
@@ -275,6 +289,7 @@ func serve(ctx context.Context, c serveConfig, logOut io.Writer) error {
 		Fetcher: remote.NewFetcher(sources), ImportConcurrency: c.Import.Workers, ImportTimeout: c.Import.Timeout, ImportMaxBytes: c.Import.MaxBytes,
 		SessionConcurrency: c.Sessions.Workers, SessionTimeout: c.Sessions.Timeout, Notifier: callbacks,
 		MaxRestarts: c.MaxRestarts, TempDir: tmpDir, MaxForecastBuckets: c.Sessions.MaxForecastBuckets,
+		PredictMemory: predictMemory(c.PredictMemory),
 	})
 	if err != nil {
 		return fmt.Errorf("open engine: %w", err)
