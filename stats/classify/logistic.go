@@ -221,12 +221,14 @@ func fitLogisticCV(key string, d Data, opt Options) (Model, error) {
 			break
 		}
 	}
-	return fitLogisticAt(key, full, cs[lowestCVLoss(loss, wsum)], opt.Scoring)
+	return fitLogisticAt(key, full, cs[lowestCVLoss(loss, wsum)], opt.Scoring, nil)
 }
 
-// fitLogisticAt fits at a fixed C on all of d, from zero: to the final
-// fit's tolerance, or the search's when scoring (Options.Scoring).
-func fitLogisticAt(key string, d Data, c float64, scoring bool) (*LogisticModel, error) {
+// fitLogisticAt fits at a fixed C on all of d: to the final fit's
+// tolerance, or the search's when scoring (Options.Scoring). It starts
+// from zero, or with scoring and from not nil from from's coefficients
+// (LogisticModel.startOn).
+func fitLogisticAt(key string, d Data, c float64, scoring bool, from *LogisticModel) (*LogisticModel, error) {
 	if err := checkData(d, 1); err != nil {
 		return nil, err
 	}
@@ -239,7 +241,11 @@ func fitLogisticAt(key string, d Data, c float64, scoring bool) (*LogisticModel,
 	if scoring {
 		tol, iter = logisticCVTol, logisticCVMaxIter
 	}
-	theta := logisticSolve(key, l, c, nil, tol, iter)
+	var theta0 []float64
+	if scoring && from != nil {
+		theta0 = from.startOn(st)
+	}
+	theta := logisticSolve(key, l, c, theta0, tol, iter)
 	return newLogisticModel(key, c, d.K, st, theta), nil
 }
 
@@ -876,13 +882,40 @@ func (m *LogisticModel) Proba(x mat.Matrix, dst *mat.Dense) {
 	})
 }
 
-// Refit fits the same C on new rows (to the search's tolerance with
-// opt.Scoring).
+// Refit fits the same C on new rows: from zero to the final fit's
+// tolerance, or with opt.Scoring to the search's tolerance from m's own
+// coefficients (startOn). The objective is convex (strictly for L2), so
+// the start moves only where within the tolerance the fit stops, and a
+// fold of the engine's cross-validation, which shares most of its rows
+// with m's, starts near its optimum.
 func (m *LogisticModel) Refit(d Data, opt Options) (Model, error) {
 	if d.K != m.k {
 		return nil, fmt.Errorf("classify: %s: refit with %d classes, model has %d", m.key, d.K, m.k)
 	}
-	return fitLogisticAt(m.key, d, m.c, opt.Scoring)
+	return fitLogisticAt(m.key, d, m.c, opt.Scoring, m)
+}
+
+// startOn returns m's input-scale coefficients as θ on the standardised
+// scale of st (β_kj = coef_kj·σ_j, 0 where σ_j = 0; b_k = intercept_k +
+// Σ_j coef_kj·μ_j), the start of a scoring Refit: the same linear scores
+// on every row, whatever the new rows' means and deviations. On rows
+// like the model's own (the engine's cross-validation folds) that start
+// is close to their optimum, where a fit from zero walks the whole way.
+func (m *LogisticModel) startOn(st scale.Standardizer) []float64 {
+	q := m.p + 1
+	theta := make([]float64, m.k*q)
+	for cl := range m.k {
+		b := m.intercept[cl]
+		for j, sd := range st.SD {
+			cf := m.coef[cl*m.p+j]
+			b += cf * st.Mean[j]
+			if sd > 0 {
+				theta[cl*q+1+j] = cf * sd
+			}
+		}
+		theta[cl*q] = b
+	}
+	return theta
 }
 
 // MarshalBinary encodes the model for Unmarshal.
