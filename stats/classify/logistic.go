@@ -749,8 +749,9 @@ func owlqn(value func(x []float64) float64, gradient func(grad []float64), penal
 	xn := make([]float64, dim)
 	orth := make([]float64, dim)
 	alpha := make([]float64, memory)
-	var ss, ys [][]float64
-	var rho []float64
+	ss, ys := make([][]float64, 0, memory), make([][]float64, 0, memory)
+	rho := make([]float64, 0, memory)
+	var spareS, spareY []float64
 	// start is the first step the line search tries: the last accepted
 	// step, doubled when it was accepted at once, up to the quasi-Newton
 	// step of 1. Near the optimum the steps OWL-QN accepts stay at 1/2 or
@@ -828,13 +829,22 @@ func owlqn(value func(x []float64) float64, gradient func(grad []float64), penal
 		}
 		converged := f-fn <= 1e-15*math.Abs(f)
 
-		sv := make([]float64, dim)
-		yv := make([]float64, dim)
+		// The new pair is written into spare buffers: the oldest pair's
+		// once the memory is full, so a fit allocates memory+1 pairs.
+		if spareS == nil {
+			spareS, spareY = make([]float64, dim), make([]float64, dim)
+		}
+		sv, yv := spareS, spareY
 		floats.SubTo(sv, xn, x)
 		floats.SubTo(yv, gn, g)
 		if sy := floats.Dot(sv, yv); sy > 1e-16*floats.Dot(yv, yv) && sy > 0 {
+			spareS, spareY = nil, nil
 			if len(ss) == memory {
-				ss, ys, rho = ss[1:], ys[1:], rho[1:]
+				spareS, spareY = ss[0], ys[0]
+				copy(ss, ss[1:])
+				copy(ys, ys[1:])
+				copy(rho, rho[1:])
+				ss, ys, rho = ss[:memory-1], ys[:memory-1], rho[:memory-1]
 			}
 			ss, ys, rho = append(ss, sv), append(ys, yv), append(rho, 1/sy)
 		}
