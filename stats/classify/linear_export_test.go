@@ -8,7 +8,7 @@ import "github.com/vaticml/vatic/stats/internal/scale"
 // FitLogisticAt fits logistic regression (key logistic_regression_l2 or
 // _l1) at inverse penalty c without cross-validation.
 func FitLogisticAt(key string, d Data, c float64) (*LogisticModel, error) {
-	return fitLogisticAt(key, d, c, false)
+	return fitLogisticAt(key, d, c, false, nil)
 }
 
 // FitKNNAt builds a k-NN model with fixed k and weighting.

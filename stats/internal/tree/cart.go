@@ -442,7 +442,13 @@ func (b *cartBuilder) grow(rng *rand.Rand, gain []float64) ([]Node, []float64) {
 				}
 			}
 		}
-		for j := range b.lists {
+		lists := b.lists
+		if cd.nw == 0 && b.leaves(sorted[f*m+s:f*m+e], pos) {
+			// Both children stay leaves: they read only their rows'
+			// set, from list 0, so the other lists need not follow.
+			lists = 1
+		}
+		for j := range lists {
 			if j == f && f < d {
 				continue
 			}
@@ -464,6 +470,32 @@ func (b *cartBuilder) grow(rng *rand.Rand, gain []float64) ([]Node, []float64) {
 			cartTask{node: l, s: t.s, e: mid, ws: wm, we: we})
 	}
 	return slices.Clip(nodes), slices.Clip(dist)
+}
+
+// leaves reports whether both children of a split, the first pos rows of
+// the split feature's list and the rest, will stay leaves (as grow finds
+// when it pops them): too few rows to split, or one target value. Then
+// grow partitions list 0 alone, which on fully grown trees (one-row
+// leaves, the classification forest's) spares the partition of the
+// other d−1 lists at the nodes above the leaves.
+func (b *cartBuilder) leaves(rows []int32, pos int) bool {
+	return b.pure(rows[:pos]) && b.pure(rows[pos:])
+}
+
+// pure reports whether a node of these rows is not split: fewer than
+// 2·MinLeaf rows or one target value.
+func (b *cartBuilder) pure(rows []int32) bool {
+	if len(rows) < 2*b.p.MinLeaf {
+		return true
+	}
+	y := b.data.y
+	v := y[rows[0]]
+	for _, r := range rows[1:] {
+		if y[r] != v {
+			return false
+		}
+	}
+	return true
 }
 
 // partition reorders a row list stably so the rows whose left mark is 1

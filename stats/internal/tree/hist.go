@@ -327,11 +327,17 @@ func (g *Grower) split(l *histLeaf, grad, hess []float64, nodes *[]Node, last bo
 	}
 	small.hist = g.alloc()
 	g.build(small.hist, g.rows[small.s:small.e], grad, hess)
-	large.hist = l.hist // parent − small, in place
-	for i, c := range small.hist {
-		large.hist[i].g -= c.g
-		large.hist[i].h -= c.h
-		large.hist[i].n -= c.n
+	// The large child's histogram is the parent's less the small one's,
+	// in place; one that cannot split is released below, unread.
+	large.hist = l.hist
+	if g.splittable(large) {
+		lh := large.hist[:len(small.hist)]
+		for i := range lh {
+			c, d := &small.hist[i], &lh[i]
+			d.g -= c.g
+			d.h -= c.h
+			d.n -= c.n
+		}
 	}
 	for _, c := range []*histLeaf{small, large} {
 		if g.splittable(c) {
