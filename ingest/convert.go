@@ -188,6 +188,68 @@ func (cv *converter) buildString(fs *fieldSet, col, lo, hi int) arrow.Array {
 	return array.NewStringData(data)
 }
 
+// buildStrings converts rows [0, rows) of every column of fs to string
+// arrays keeping each field's text (Options.Verbatim, where no field is
+// missing): buildString's result for every column, built in two passes
+// over the fields in row order (sizes, then copies) rather than two
+// passes per column. The field references are laid out row by row, so a
+// pass per column read every cache line of them once per column; on a
+// predict body of 16 384 rows × 20 columns that was 40 strided passes over
+// 2.6 MB.
+func (cv *converter) buildStrings(fs *fieldSet, rows int) []arrow.Array {
+	ncol := fs.ncol
+	sizes := make([]int, ncol)
+	refs := fs.refs[:2*rows*ncol]
+	for k := 0; k < len(refs); {
+		for j := range sizes {
+			d := int(refs[k+1] - refs[k])
+			if refs[k] < 0 { // an unescaped field in fs.esc: both ends complemented
+				d = -d
+			}
+			sizes[j] += d
+			k += 2
+		}
+	}
+	offBufs := make([]*memory.Buffer, ncol)
+	valBufs := make([]*memory.Buffer, ncol)
+	offs := make([][]int32, ncol)
+	vals := make([][]byte, ncol)
+	pos := make([]int32, ncol)
+	for j := range ncol {
+		offBufs[j] = memory.NewResizableBuffer(cv.mem)
+		offBufs[j].Resize(arrow.Int32Traits.BytesRequired(rows + 1))
+		offs[j] = arrow.Int32Traits.CastFromBytes(offBufs[j].Bytes())[:rows+1]
+		offs[j][0] = 0
+		valBufs[j] = memory.NewResizableBuffer(cv.mem)
+		valBufs[j].Resize(sizes[j])
+		vals[j] = valBufs[j].Bytes()
+	}
+	for i, k := 0, 0; i < rows; i++ {
+		for j := range ncol {
+			var v []byte
+			if s, e := refs[k], refs[k+1]; s >= 0 {
+				v = fs.data[s:e]
+			} else {
+				v = fs.esc[^s:^e]
+			}
+			k += 2
+			p := pos[j]
+			p += int32(copy(vals[j][p:], v))
+			pos[j] = p
+			offs[j][i+1] = p
+		}
+	}
+	out := make([]arrow.Array, ncol)
+	for j := range ncol {
+		data := array.NewData(arrow.BinaryTypes.String, rows, []*memory.Buffer{nil, offBufs[j], valBufs[j]}, nil, 0, 0)
+		offBufs[j].Release()
+		valBufs[j].Release()
+		out[j] = array.NewStringData(data)
+		data.Release()
+	}
+	return out
+}
+
 // pow10 holds the powers of ten that float64 represents exactly.
 var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}

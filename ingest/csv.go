@@ -393,6 +393,11 @@ func (p *csvPipe) parse(c *chunk) {
 	}
 	c.widened = c.widened[:ncol]
 	clear(c.widened)
+	if p.cv.verbatim {
+		// Every column is its fields' text, none missing.
+		c.cols = append(c.cols[:0], p.cv.buildStrings(&c.fs, rows)...)
+		return
+	}
 	badRow := math.MaxInt
 	for j := range ncol {
 		arr, bad := p.cv.buildColumn(&c.fs, j, 0, rows, c.types[j])
