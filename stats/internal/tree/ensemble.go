@@ -231,50 +231,33 @@ func (e *Ensemble) Predict(base, scale float64, x mat.Matrix, dst []float64) {
 		return
 	}
 	var sum [ensembleRows]float64
-	if r, _ := x.Dims(); e.layout(r) != nil {
-		e.predictPacked(base, scale, x, dst, &sum)
-		return
-	}
+	r, _ := x.Dims()
+	// With l, Walk takes the packed walk; a leaf keeps its Node index
+	// either way, so reading e.trees stays right should the layout
+	// appear between this call and the walk.
+	l := e.layout(r)
 	last := len(e.trees) - 1
 	e.Walk(x, func(lo, k int, leaves []int32) {
 		acc := sum[:len(leaves)]
 		if k == 0 {
 			clear(acc)
 		}
-		t := e.trees[k]
-		for i, leaf := range leaves {
-			acc[i] += t[leaf].V
+		if l != nil {
+			// The leaf's value through its code (layout.vals).
+			t, vals := l.packed[k], l.vals[k]
+			for i, leaf := range leaves {
+				acc[i] += vals[t[leaf].code]
+			}
+		} else {
+			t := e.trees[k]
+			for i, leaf := range leaves {
+				acc[i] += t[leaf].V
+			}
 		}
 		if k == last {
 			for i, v := range acc {
 				dst[lo+i] = base + scale*v
 			}
-		}
-	})
-}
-
-// predictPacked is Predict by the packed walk, reading each leaf's value
-// from the layout's vals through the leaf's code: the same sums, from
-// zero, trees in order.
-func (e *Ensemble) predictPacked(base, scale float64, x mat.Matrix, dst []float64, sum *[ensembleRows]float64) {
-	l := e.lay.Load()
-	var leaves [ensembleRows]int32
-	g := (e.d + 1) * Lanes
-	l.ranked(x, e.d, func(lo, nr int, ranks []uint32) {
-		at := leaves[:len(ranks)/g*Lanes]
-		acc := sum[:nr]
-		clear(acc)
-		for k, t := range l.packed {
-			for i := 0; i < len(at); i += Lanes {
-				lanes(t, ranks[i/Lanes*g:(i/Lanes+1)*g], (*[Lanes]int32)(at[i:i+Lanes]))
-			}
-			vals := l.vals[k]
-			for i := range acc {
-				acc[i] += vals[t[at[i]].code]
-			}
-		}
-		for i, v := range acc {
-			dst[lo+i] = base + scale*v
 		}
 	})
 }
