@@ -39,7 +39,7 @@ import (
 //     test fit (classify.Model.Refit) with the hyper-parameters it chose
 //     on the whole training part (C for the logistic regressions, k and
 //     the weighting for knn, gbm's number of rounds): one fit per fold
-//     where a search costs up to 55 (5 inner folds × 11 values of C).
+//     where a search costs up to 45 (5 inner folds × 9 values of C).
 //     The rows are those the preparation was fitted on (imputation
 //     fills and one-hot levels come from the whole training part, a leak
 //     too small to matter next to the gain).
