@@ -37,7 +37,8 @@ type Options struct {
 	// dropped (the engine's cross-validation folds): an iterative solver
 	// may stop at its hyper-parameter search's looser tolerance, which
 	// ranks fits as well at a fraction of the cost (the logistic
-	// regressions' OWL-QN and L-BFGS). A saved model is never fitted so.
+	// regressions' OWL-QN and L-BFGS), and the random forest grows 100
+	// of its 200 trees. A saved model is never fitted so.
 	Scoring bool
 }
 

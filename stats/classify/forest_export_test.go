@@ -1,6 +1,8 @@
 package classify
 
 import (
+	"reflect"
+
 	"github.com/vaticml/vatic/stats/internal/tree"
 	"gonum.org/v1/gonum/mat"
 )
@@ -49,4 +51,15 @@ func LeafProba(m Model, x *mat.Dense) *mat.Dense {
 		}
 	}
 	return out
+}
+
+// ForestPrefix reports how many trees forest a has, and whether they are
+// b's first trees, node for node with the same leaf distributions.
+func ForestPrefix(a, b Model) (trees int, prefix bool) {
+	fa, fb := a.(*forestModel), b.(*forestModel)
+	n := len(fa.trees)
+	if n > len(fb.trees) {
+		return n, false
+	}
+	return n, reflect.DeepEqual(fa.trees, fb.trees[:n]) && reflect.DeepEqual(fa.dist, fb.dist[:n])
 }

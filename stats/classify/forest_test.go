@@ -159,3 +159,24 @@ func TestForestProbaBitIdentical(t *testing.T) {
 		check("decoded", dec, two)
 	}
 }
+
+// A fit for scoring (Options.Scoring, the contest's folds) grows the
+// first 100 of the 200 trees the same fit grows for a saved model, with
+// any number of workers.
+func TestForestScoringTrees(t *testing.T) {
+	d := loadCSV(t, "wine")
+	full, err := classify.RandomForest{}.Fit(d, classify.Options{Seed: 9, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scoring, err := classify.RandomForest{}.Fit(d, classify.Options{Seed: 9, Workers: 1, Scoring: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := classify.ForestPrefix(full, full); n != 200 {
+		t.Fatalf("saved-model fit: %d trees, want 200", n)
+	}
+	if n, prefix := classify.ForestPrefix(scoring, full); n != 100 || !prefix {
+		t.Fatalf("scoring fit: %d trees (want 100), first trees of the full forest: %v", n, prefix)
+	}
+}

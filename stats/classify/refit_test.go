@@ -80,11 +80,13 @@ func marshal(t *testing.T, m classify.Model) []byte {
 // engine's cross-validation folds score: on breast cancer and wine (80 %
 // of the rows, balanced), a scoring Refit predicts the same class as the
 // full-precision one on at least 99 % of every row, and its class scores
-// stay within 2·10⁻³ (the other algorithms ignore Scoring). The logistic
-// regressions' were within 7·10⁻⁵ at the C their searches chose at a
-// tolerance of 1e-6; at logisticSearchTol (1e-4) L1's search picks
-// C = 31.6 on wine, where 200 OWL-QN iterations leave its scores within
-// 1.5·10⁻³.
+// stay within 2·10⁻³, except the random forest's: its scoring fit is the
+// first 100 of the 200 trees (forestScoringTrees), whose vote fractions
+// differ by up to 0.065 on these sets (0.1 allowed). The other algorithms
+// ignore Scoring. The logistic regressions' were within 7·10⁻⁵ at the C
+// their searches chose at a tolerance of 1e-6; at logisticSearchTol
+// (1e-4), with the grid up to C = 100, L1's search picked C = 31.6 on
+// wine, where 200 OWL-QN iterations left its scores within 1.5·10⁻³.
 func TestRefitScoring(t *testing.T) {
 	for _, name := range []string{"wine", "breast_cancer"} {
 		d, sub := refitData(t, name)
@@ -116,8 +118,12 @@ func TestRefitScoring(t *testing.T) {
 			for i, v := range pf.RawMatrix().Data {
 				gap = max(gap, math.Abs(v-ps.RawMatrix().Data[i]))
 			}
-			if gap > 2e-3 {
-				t.Errorf("%s on %s: scoring Refit's class scores differ by up to %.3g, want ≤ 2e-3", a.Key(), name, gap)
+			bound := 2e-3
+			if a.Key() == "random_forest_classification" {
+				bound = 0.1
+			}
+			if gap > bound {
+				t.Errorf("%s on %s: scoring Refit's class scores differ by up to %.3g, want ≤ %g", a.Key(), name, gap, bound)
 			}
 			t.Logf("%s %s: %d classes differ, scores by up to %.2g", name, a.Key(), differ, gap)
 		}
