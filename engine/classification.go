@@ -39,8 +39,8 @@ import (
 //     higher matthewsCorrelationCoefficient, then to the earlier (simpler)
 //     algorithm of the line-up (§7.6). On a small training part the
 //     highest stratified cross-validated macroAverageF1Score decides
-//     instead, with the rule widened to three standard errors (contest_cv.go,
-//     cvClassSEs).
+//     instead, with the rule widened to three standard errors but at most
+//     0.03 of macro-F1 (contest_cv.go, cvClassSEs, cvClassMaxGap).
 //   - /results and a contestant's rows carry the predicted label; the
 //     class scores (the champion's probabilities, §7.4) are stored for the
 //     test rows and served by /results/classscores; the confusion matrix
@@ -282,7 +282,7 @@ func (e *Engine) runClassification(ctx context.Context, s Session, progress func
 		return err
 	}
 	if cvScores != nil {
-		msgs = append(msgs, cvMessage(cvScores, stats.MacroAverageF1Score, true, cvClassSEs, repeats, len(trainPos)))
+		msgs = append(msgs, cvMessage(cvScores, stats.MacroAverageF1Score, true, cvClassSEs, cvClassMaxGap, repeats, len(trainPos)))
 	}
 	contestants := make([]Contestant, len(results))
 	for i, r := range results {
@@ -378,7 +378,7 @@ func classificationContest(ctx context.Context, algos []classify.Algorithm, trai
 	if cvRepeats == 0 || best < 0 {
 		return results, best, nil, nil
 	}
-	best, scores, err := championByCV(results, best, true, cvClassSEs, func(at []int) ([]contest.CVScore, error) {
+	best, scores, err := championByCV(results, best, true, cvClassSEs, cvClassMaxGap, func(at []int) ([]contest.CVScore, error) {
 		fits := make([]classify.Model, len(at))
 		for j, i := range at {
 			fits[j] = results[i].Model.model

@@ -182,8 +182,8 @@ func TestClassificationContestCVFailuresAndBalance(t *testing.T) {
 		if best != 1 || scores[0].Err == nil || scores[1].Err != nil {
 			t.Errorf("balance %v: classificationContest(failing folds) = champion %d, scores %+v; want 1, offsplit's fold error and none for steady", balance, best, scores)
 		}
-		msg := cvMessage(scores, stats.MacroAverageF1Score, true, cvClassSEs, 3, len(train.Y))
-		if msg.Severity != "debug" || !strings.Contains(msg.Text, "mean macroAverageF1Score is within three standard errors of the highest wins") ||
+		msg := cvMessage(scores, stats.MacroAverageF1Score, true, cvClassSEs, cvClassMaxGap, 3, len(train.Y))
+		if msg.Severity != "debug" || !strings.Contains(msg.Text, "mean macroAverageF1Score is within three standard errors of the highest and at most 0.03 below it wins") ||
 			!strings.Contains(msg.Text, "offsplit failed (fold 1: cannot fit off the split)") || !strings.Contains(msg.Text, "steady 0.") {
 			t.Errorf("cvMessage() = %+v, want a debug message on macroAverageF1Score naming each contestant", msg)
 		}

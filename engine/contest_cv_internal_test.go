@@ -119,7 +119,7 @@ func TestRegressionContestCVFailures(t *testing.T) {
 	if best != 2 || scores[0].Err == nil || scores[1].Err == nil || scores[2].Err != nil {
 		t.Errorf("regressionContest(two broken) = champion %d, scores %+v; want 2 with the others' errors", best, scores)
 	}
-	msg := cvMessage(scores, stats.RootMeanSquareError, false, cvRegressionSEs, 3, len(trainPos))
+	msg := cvMessage(scores, stats.RootMeanSquareError, false, cvRegressionSEs, cvRegressionMaxGap, 3, len(trainPos))
 	if msg.Severity != "debug" || !strings.Contains(msg.Text, "panics failed") || !strings.Contains(msg.Text, "fails failed (cannot fit)") ||
 		!strings.Contains(msg.Text, "ridge ") {
 		t.Errorf("cvMessage() = %+v, want a debug message naming each contestant", msg)

@@ -240,7 +240,7 @@ func (e *Engine) runRegression(ctx context.Context, s Session, progress func(int
 		return err
 	}
 	if cvScores != nil {
-		msgs = append(msgs, cvMessage(cvScores, stats.RootMeanSquareError, false, cvRegressionSEs, repeats, len(trainPos)))
+		msgs = append(msgs, cvMessage(cvScores, stats.RootMeanSquareError, false, cvRegressionSEs, cvRegressionMaxGap, repeats, len(trainPos)))
 	}
 	contestants := make([]Contestant, len(results))
 	for i, r := range results {
@@ -426,7 +426,7 @@ func regressionContest(ctx context.Context, algos []regress.Algorithm, train reg
 	if cvRepeats == 0 || best < 0 {
 		return results, best, nil, nil
 	}
-	best, scores, err := championByCV(results, best, false, cvRegressionSEs, func(at []int) ([]contest.CVScore, error) {
+	best, scores, err := championByCV(results, best, false, cvRegressionSEs, cvRegressionMaxGap, func(at []int) ([]contest.CVScore, error) {
 		return rankRegressionCV(ctx, pick(algos, at), train, seed, cvRepeats, workers, func(done, total int) {
 			progress(share + (100-share)*done/total)
 		})

@@ -278,6 +278,17 @@ func ChampionCV(scores []CVScore, higherIsBetter bool) int {
 // the best's wins, so a later (more complex) candidate displaces an
 // earlier one only when it is better by that many SEs.
 func ChampionCVWithin(scores []CVScore, higherIsBetter bool, ses float64) int {
+	return ChampionCVBounded(scores, higherIsBetter, ses, math.Inf(1))
+}
+
+// ChampionCVBounded is ChampionCVWithin with the margin also bounded by
+// maxGap, in the metric's units: the earliest candidate whose mean is
+// within min(ses paired SEs, maxGap) of the best's wins. The SEs answer
+// whether a simpler candidate may be as good as the best, given the
+// noise of the folds; maxGap bounds how much of the best's mean the
+// choice may give up for simplicity when the folds are too few to tell
+// a large gap from noise.
+func ChampionCVBounded(scores []CVScore, higherIsBetter bool, ses, maxGap float64) int {
 	ok := func(s CVScore) bool { return s.Err == nil && !math.IsNaN(s.Mean) }
 	best := -1
 	for i, s := range scores {
@@ -307,7 +318,7 @@ func ChampionCVWithin(scores []CVScore, higherIsBetter bool, ses float64) int {
 		if math.IsNaN(tol) {
 			tol = 0
 		}
-		tol *= ses
+		tol = min(tol*ses, maxGap)
 		if higherIsBetter {
 			return s.Mean >= b.Mean-tol
 		}

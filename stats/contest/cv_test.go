@@ -339,3 +339,30 @@ func TestChampionCVWithin(t *testing.T) {
 		t.Errorf("lower is better: ChampionCVWithin = %d (1 SE), %d (2 SEs), want 1, 0", got1, got2)
 	}
 }
+
+// ChampionCVBounded bounds the margin by a gap in the metric's units: a
+// simpler candidate 0.02 behind, within two paired SEs (0.025), wins with
+// a bound of 0.03 and loses with 0.015; the same with lower is better.
+func TestChampionCVBounded(t *testing.T) {
+	best := contest.CVScore{Key: "forest", Mean: 0.90, Folds: []float64{0.90, 1.00, 0.80, 0.95, 0.85}}
+	behind := contest.CVScore{Key: "logistic", Mean: 0.88, Folds: []float64{0.91, 0.95, 0.81, 0.91, 0.82}} // paired SE 0.0126
+	scores := []contest.CVScore{behind, best}
+	if got := contest.ChampionCVBounded(scores, true, 2, 0.03); got != 0 {
+		t.Errorf("ChampionCVBounded(2 SEs, 0.03) = %d, want the simpler 0", got)
+	}
+	if got := contest.ChampionCVBounded(scores, true, 2, 0.015); got != 1 {
+		t.Errorf("ChampionCVBounded(2 SEs, 0.015) = %d, want the best 1: 0.02 behind is past the bound", got)
+	}
+	if got := contest.ChampionCVBounded(scores, true, 1, 0.03); got != 1 {
+		t.Errorf("ChampionCVBounded(1 SE, 0.03) = %d, want 1: the SEs still bind", got)
+	}
+	for i := range scores {
+		scores[i].Mean = 1 - scores[i].Mean
+		for f := range scores[i].Folds {
+			scores[i].Folds[f] = 1 - scores[i].Folds[f]
+		}
+	}
+	if got1, got2 := contest.ChampionCVBounded(scores, false, 2, 0.03), contest.ChampionCVBounded(scores, false, 2, 0.015); got1 != 0 || got2 != 1 {
+		t.Errorf("lower is better: ChampionCVBounded(2 SEs) = %d (0.03), %d (0.015), want 0, 1", got1, got2)
+	}
+}
