@@ -553,7 +553,7 @@ func TestMeasureCVClassNonlinear(t *testing.T) {
 				t.Fatal(err)
 			}
 			chosen := make([]float64, len(margins))
-			rule := make([]float64, 1)
+			var rule float64 // the rule in force (cvClassSEs, cvClassMaxGap)
 			var keys []string
 			var per []float64
 			for fi, of := range outer {
@@ -573,7 +573,7 @@ func TestMeasureCVClassNonlinear(t *testing.T) {
 				for mi, m := range margins {
 					chosen[mi] += ms.newF1[contest.ChampionCVWithin(ms.scores, true, m)] / float64(len(outer))
 				}
-				rule[0] += ms.newF1[contest.ChampionCVBounded(ms.scores, true, cvClassSEs, cvClassMaxGap)] / float64(len(outer))
+				rule += ms.newF1[contest.ChampionCVBounded(ms.scores, true, cvClassSEs, cvClassMaxGap)] / float64(len(outer))
 			}
 			for i, k := range keys {
 				t.Logf("%s %-30s outer macro-F1 %.4f", kind, k, per[i])
@@ -581,7 +581,7 @@ func TestMeasureCVClassNonlinear(t *testing.T) {
 			for mi, m := range margins {
 				t.Logf("%s margin %.0f SE: champion outer macro-F1 %.4f", kind, m, chosen[mi])
 			}
-			t.Logf("%s the rule (%d SE, at most %g below): champion outer macro-F1 %.4f", kind, cvClassSEs, cvClassMaxGap, rule[0])
+			t.Logf("%s the rule (%d SE, at most %g below): champion outer macro-F1 %.4f", kind, cvClassSEs, cvClassMaxGap, rule)
 		})
 	}
 }
