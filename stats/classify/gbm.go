@@ -237,16 +237,24 @@ func (b *booster) run(rounds int, val *gbmValidation, keep bool) int {
 	}
 	for r := 1; r <= rounds; r++ {
 		b.gradients()
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, b.workers)
-		for k := range s {
-			sem <- struct{}{}
-			wg.Go(func() {
-				defer func() { <-sem }()
+		if b.workers <= 1 || s == 1 {
+			// One at a time: a goroutine per tree would only add its
+			// hand-offs (a fold's refit grows hundreds of small trees).
+			for k := range s {
 				nodes[k] = b.growers[k].Grow(b.grad[k], b.hess[k], b.raw[k], b.gains[k], nodes[k])
-			})
+			}
+		} else {
+			var wg sync.WaitGroup
+			sem := make(chan struct{}, b.workers)
+			for k := range s {
+				sem <- struct{}{}
+				wg.Go(func() {
+					defer func() { <-sem }()
+					nodes[k] = b.growers[k].Grow(b.grad[k], b.hess[k], b.raw[k], b.gains[k], nodes[k])
+				})
+			}
+			wg.Wait()
 		}
-		wg.Wait()
 		for k := range s {
 			if keep {
 				b.trees[k] = append(b.trees[k], slices.Clone(nodes[k]))
