@@ -57,12 +57,6 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 		defer ahead.close()
 	}
 	defer src.close()
-	// The first batch is read before the model is looked up: a body that
-	// is not a predict body at all is a 400 whatever the model.
-	first, err := src.Next()
-	if err != nil && err != io.EOF {
-		return err
-	}
 	// JSON and CSV answers are rendered by the engine as it scores each
 	// batch; Arrow IPC and Parquet answers are written from its batches.
 	f := acceptedFormat(r)
@@ -72,7 +66,14 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 		text = csvAnswer
 	case formatArrow, formatParquet:
 	default:
-		text = jsonAnswer
+		text = cellsOnly{jsonAnswer}
+	}
+	s.engine.HintPredict(r.Context(), p.ByName("id"), src, text)
+	// The first batch is read before the model is looked up: a body that
+	// is not a predict body at all is a 400 whatever the model.
+	first, err := src.Next()
+	if err != nil && err != io.EOF {
+		return err
 	}
 	ahead := &readAhead{PredictSource: src, first: first, err: err, pending: true}
 	out, err := s.engine.PredictStream(r.Context(), p.ByName("id"), ahead, text)
@@ -274,6 +275,14 @@ func (r *readAhead) Next() (engine.PredictBatch, error) {
 	return r.PredictSource.Next()
 }
 
+// HintNumbers passes the engine's hint on to a source that takes it (a
+// CSV body).
+func (r *readAhead) HintNumbers(numeric func(header []string) []bool, parse func(field []byte) (float64, bool)) {
+	if h, ok := r.PredictSource.(engine.NumberHinter); ok {
+		h.HintNumbers(numeric, parse)
+	}
+}
+
 // predictSource is an engine.PredictSource that holds resources.
 type predictSource interface {
 	engine.PredictSource
@@ -372,6 +381,12 @@ type textRows struct {
 	// lineCells holds *lineCells, one per batch LineRows renders.
 	lineCells sync.Pool
 }
+
+// cellsOnly is a PredictText that is not an engine.LineText: a JSON
+// answer's rows are objects rendered cell by cell, never the body's lines,
+// and the engine reads a CSV body's numeric columns as numbers (leaving
+// no text in the batch to echo) only for an answer that echoes lines.
+type cellsOnly struct{ engine.PredictText }
 
 var (
 	jsonAnswer = &textRows{json: true, quote: appendJSONBytes, special: byteSet(func(c byte) bool { return c < 0x20 || c == '"' || c == '\\' })}

@@ -40,6 +40,10 @@ type PredictBatch struct {
 	// rendered by a LineText that echoes exactly the batch's columns, in
 	// order, copies them instead of rendering each cell again.
 	Lines *Lines
+	// Text says the batch's columns are text as sent whatever their
+	// arrays' types (a CSV body read with a NumberHinter's numbers): the
+	// answer echoes them as text.
+	Text bool
 }
 
 // Lines holds rows of text: row i is Data[Ends[i-1]:Ends[i]] (from 0 for
@@ -122,7 +126,11 @@ type PredictText interface {
 // came as plain lines (PredictBatch.Lines): LineRows appends what Rows
 // would, given that the echoed cells of row i, as Rows would render
 // them, are exactly lines' row i. PredictStream calls it only for a batch
-// whose columns are the answer's echoed columns, in the same order.
+// whose columns are the answer's echoed columns, in the same order. It
+// must take the echoed cells from lines alone: given a LineText,
+// PredictStream may have a CSV body's numeric columns read as numbers
+// (NumberHinter), and a batch of numbers has nulls standing in for them
+// among the record's echoed columns.
 type LineText interface {
 	PredictText
 	LineRows(dst []byte, marks, cuts, ends []int, rec arrow.RecordBatch, echoed int, lines *Lines) ([]byte, []int, []int, []int)
@@ -160,7 +168,7 @@ func (e *Engine) PredictStream(ctx context.Context, id string, src PredictSource
 			return nil, err
 		}
 	}
-	lm, err := e.loadModel(ctx, m.ID)
+	lm, err := e.loadModel(ctx, m)
 	if err != nil {
 		return nil, err
 	}
@@ -169,6 +177,11 @@ func (e *Engine) PredictStream(ctx context.Context, id string, src PredictSource
 		return nil, err
 	}
 	p := &predictor{e: e, m: m, lm: lm, seen: map[string]int{}, tokens: missingTokens(lm.pipeline.Missing)}
+	if h, ok := src.(NumberHinter); ok {
+		if _, lines := text.(LineText); lines {
+			h.HintNumbers(p.numericColumns, p.parseNumber)
+		}
+	}
 	keep := int(max(e.opts.PredictMemory, 0))
 	sp := &predictSpool{dir: e.opts.TempDir, limit: keep}
 	ts := &textSpool{dir: e.opts.TempDir, limit: keep}
@@ -244,7 +257,7 @@ func (e *Engine) PredictStream(ctx context.Context, id string, src PredictSource
 			left := max(e.opts.Allotments.Predictions-used, 0)
 			return nil, &Error{Kind: QuotaExceeded, Msg: fmt.Sprintf("Usage Alert - You have %d Predictions left for this cycle.", left)}
 		}
-		names, err := p.register(b.Rec.Schema())
+		names, err := p.register(b.Rec.Schema(), b.Text)
 		if err != nil {
 			b.Rec.Release()
 			putLines(b.Lines)
@@ -255,12 +268,19 @@ func (e *Engine) PredictStream(ctx context.Context, id string, src PredictSource
 		go func(first int64, echo []arrow.Field) {
 			defer close(j.done)
 			defer putLines(b.Lines)
-			j.rec, j.err = p.score(b, names, first, echo)
+			var stood bool
+			j.rec, stood, j.err = p.score(b, names, first, echo)
 			b.Rec.Release()
+			lines := echoesLines(b, names, echo)
+			if _, lt := text.(LineText); j.err == nil && stood && (!lt || lines == nil) {
+				// The hint (HintNumbers) promises lines for every batch
+				// with numbers in place of text.
+				j.err = fmt.Errorf("engine: predict batch at row %d has numbers for text and no lines to echo", first)
+			}
 			if j.err != nil || text == nil {
 				return
 			}
-			j.text = renderText(text, j.rec, len(echo), echoesLines(b, names, echo))
+			j.text = renderText(text, j.rec, len(echo), lines)
 			j.rec.Release()
 			j.rec = nil
 		}(p.rows, p.echo)
@@ -311,6 +331,32 @@ func (e *Engine) PredictStream(ctx context.Context, id string, src PredictSource
 	// has them may be known only now (a JSON body's extraParameters).
 	cut := lm.classifier != nil && !opts.IncludeClassScores
 	return &PredictOutput{Model: m, Messages: []Message{}, schema: schema, echoed: len(p.echo), spool: sp, text: text, texts: ts, cut: cut, touched: touched}, nil
+}
+
+// HintPredict gives src, when it is a NumberHinter and text a LineText,
+// the numeric columns of model id before src's first batch is read, so
+// that every batch of a CSV body can come as numbers (PredictStream
+// hints it too, but only once the first batch has been read, by when the
+// first chunks are parsed as text). Only a model loaded by an earlier
+// request gives this hint; PredictStream reports an unknown model, after
+// the body's own errors.
+func (e *Engine) HintPredict(ctx context.Context, id string, src PredictSource, text PredictText) {
+	h, ok := src.(NumberHinter)
+	if _, lines := text.(LineText); !ok || !lines {
+		return
+	}
+	// Only a model in the cache: looking it up would cost every request
+	// a catalog query before its body is read.
+	mid, err := parseID("modelId", id)
+	if err != nil {
+		return
+	}
+	lm, ok := e.models.get(mid)
+	if !ok {
+		return
+	}
+	p := &predictor{e: e, m: Model{ID: mid, Target: lm.target}, lm: lm, tokens: missingTokens(lm.pipeline.Missing)}
+	h.HintNumbers(p.numericColumns, p.parseNumber)
 }
 
 // echoesLines returns b's lines when the answer's echoed columns echo
@@ -384,6 +430,10 @@ type PredictBody struct {
 	maxCols int
 	tmp     string
 	rd      *ingest.Reader
+	// numeric and parse are a HintNumbers that came before the reader:
+	// given to it once it has read the header.
+	numeric func(header []string) []bool
+	parse   func(field []byte) (float64, bool)
 }
 
 // NewPredictBody reads the body r in format f, in batches of at most
@@ -406,6 +456,9 @@ func (c *PredictBody) Next() (PredictBatch, error) {
 		default:
 			opts.Verbatim = true
 			opts.Allocator = &predictMemory
+			if c.numeric != nil {
+				opts.Numbers = c.hint
+			}
 			rd, err = ingest.NewCSV(c.r, opts)
 		}
 		if err != nil {
@@ -421,7 +474,7 @@ func (c *PredictBody) Next() (PredictBatch, error) {
 	}
 	rec := c.rd.RecordBatch()
 	rec.Retain()
-	b := PredictBatch{Rec: rec}
+	b := PredictBatch{Rec: rec, Text: c.format == PredictCSVBody}
 	if c.format == PredictCSVBody {
 		l := getLines()
 		var ok bool
@@ -432,6 +485,47 @@ func (c *PredictBody) Next() (PredictBatch, error) {
 		}
 	}
 	return b, nil
+}
+
+// NumberHinter is a PredictSource that can read numeric columns of a
+// text body as numbers as it splits it, instead of as text for the
+// engine to parse (a CSV PredictBody). PredictStream hints it only when
+// the answer is a LineText; then a batch of numbers carries the Lines
+// that echo its text.
+type NumberHinter interface {
+	// HintNumbers asks for the columns numeric marks in the header (nil:
+	// none), read by parse; batches already read keep their text.
+	HintNumbers(numeric func(header []string) []bool, parse func(field []byte) (float64, bool))
+}
+
+// HintNumbers implements NumberHinter for a CSV body; any other body
+// ignores it. Before the first Next it waits for the header.
+func (c *PredictBody) HintNumbers(numeric func(header []string) []bool, parse func(field []byte) (float64, bool)) {
+	if c.format != PredictCSVBody {
+		return
+	}
+	c.numeric, c.parse = numeric, parse
+	if c.rd == nil {
+		return
+	}
+	cols := c.rd.Columns()
+	header := make([]string, len(cols))
+	for j, col := range cols {
+		header[j] = col.Name
+	}
+	if h := c.hint(header); h != nil {
+		c.rd.ParseNumbers(h)
+	}
+}
+
+// hint is the NumberHint of HintNumbers' functions for a header; nil
+// when they mark no column.
+func (c *PredictBody) hint(header []string) *ingest.NumberHint {
+	mark := c.numeric(header)
+	if mark == nil {
+		return nil
+	}
+	return &ingest.NumberHint{Columns: mark, Leading: &csvLeading, Parse: c.parse}
 }
 
 // csvLeading marks the first bytes of a CSV cell that a CSV answer may
@@ -486,11 +580,11 @@ func checkPredictOptions(m Model, o PredictOptions) error {
 }
 
 // loadModel returns a model decoded, from the cache when it is there.
-func (e *Engine) loadModel(ctx context.Context, id string) (*loadedModel, error) {
-	if lm, ok := e.models.get(id); ok {
+func (e *Engine) loadModel(ctx context.Context, m Model) (*loadedModel, error) {
+	if lm, ok := e.models.get(m.ID); ok {
 		return lm, nil
 	}
-	blob, err := e.modelBytes(ctx, id)
+	blob, err := e.modelBytes(ctx, m.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -498,7 +592,8 @@ func (e *Engine) loadModel(ctx context.Context, id string) (*loadedModel, error)
 	if err != nil {
 		return nil, err
 	}
-	e.models.put(id, lm)
+	lm.target = m.Target
+	e.models.put(m.ID, lm)
 	return lm, nil
 }
 
@@ -539,7 +634,7 @@ type predictor struct {
 // register adds the columns of a batch that are new and returns the name
 // each column is echoed under (its first-seen spelling). Batches are
 // registered in body order, before they are scored.
-func (p *predictor) register(schema *arrow.Schema) ([]string, error) {
+func (p *predictor) register(schema *arrow.Schema, text bool) ([]string, error) {
 	names := make([]string, schema.NumFields())
 	for j, f := range schema.Fields() {
 		k := strings.ToLower(f.Name)
@@ -554,10 +649,14 @@ func (p *predictor) register(schema *arrow.Schema) ([]string, error) {
 		if err := checkDataColumnName(f.Name); err != nil {
 			return nil, err
 		}
+		typ := f.Type
+		if text {
+			typ = arrow.BinaryTypes.String
+		}
 		p.seen[k] = len(p.names)
-		p.names, p.types = append(p.names, f.Name), append(p.types, f.Type)
+		p.names, p.types = append(p.names, f.Name), append(p.types, typ)
 		if !strings.EqualFold(f.Name, p.m.Target) {
-			p.echo = append(p.echo, arrow.Field{Name: f.Name, Type: f.Type, Nullable: true})
+			p.echo = append(p.echo, arrow.Field{Name: f.Name, Type: typ, Nullable: true})
 		}
 		names[j] = f.Name
 	}
@@ -570,8 +669,12 @@ func (p *predictor) register(schema *arrow.Schema) ([]string, error) {
 // prediction: a float64 column named after the target, or a
 // classification model's class (utf8) and one float64 <target>:<class>
 // score per class. names are the batch's columns' registered names. It
-// only reads p, so batches are scored concurrently.
-func (p *predictor) score(b PredictBatch, names []string, first int64, echo []arrow.Field) (arrow.RecordBatch, error) {
+// only reads p, so batches are scored concurrently. stood reports that an
+// echoed column of the record is nulls standing in for a float64 input
+// column of a text body (numbers HintNumbers had parsed from text that
+// the batch's Lines hold): the record's echo is then not the input's,
+// and only the lines may be rendered.
+func (p *predictor) score(b PredictBatch, names []string, first int64, echo []arrow.Field) (_ arrow.RecordBatch, stood bool, _ error) {
 	rec := b.Rec
 	n := int(rec.NumRows())
 	schema := rec.Schema()
@@ -596,7 +699,7 @@ func (p *predictor) score(b PredictBatch, names []string, first int64, echo []ar
 			err = p.column(fc, rec.Column(j), lit, first)
 		}
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		frame[i] = fc
 	}
@@ -609,7 +712,7 @@ func (p *predictor) score(b PredictBatch, names []string, first int64, echo []ar
 		predictFloats.Put(fc.Num)
 	}
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if xs.Dense != nil {
 		defer predictFloats.Put(xs.Dense.RawMatrix().Data)
@@ -621,15 +724,35 @@ func (p *predictor) score(b PredictBatch, names []string, first int64, echo []ar
 	mem := memory.DefaultAllocator
 	fields := slices.Clip(echo)
 	cols := make([]arrow.Array, len(echo))
+	var blank arrow.Array
+	defer func() {
+		if blank != nil {
+			blank.Release()
+		}
+	}()
 	at := make(map[string]int, len(names))
 	for j, name := range names {
 		at[name] = j
 	}
 	for i, f := range echo {
-		if j, ok := at[f.Name]; ok {
+		j, ok := at[f.Name]
+		switch {
+		case ok && arrow.TypeEqual(rec.Column(j).DataType(), f.Type):
 			cols[i] = rec.Column(j)
 			cols[i].Retain()
-		} else {
+		case ok:
+			// Nulls stand in, one array for every such column (all utf8).
+			if blank == nil {
+				blank = array.MakeArrayOfNull(mem, f.Type, n)
+			}
+			if arrow.TypeEqual(blank.DataType(), f.Type) {
+				cols[i] = blank
+				blank.Retain()
+			} else {
+				cols[i] = array.MakeArrayOfNull(mem, f.Type, n)
+			}
+			stood = true
+		default:
 			cols[i] = array.MakeArrayOfNull(mem, f.Type, n)
 		}
 	}
@@ -665,7 +788,7 @@ func (p *predictor) score(b PredictBatch, names []string, first int64, echo []ar
 	for _, a := range cols {
 		a.Release()
 	}
-	return out, nil
+	return out, stood, nil
 }
 
 // float64Array wraps a Go slice as an Arrow float64 array without copying.
@@ -750,6 +873,11 @@ func (p *predictor) column(fc *frameColumn, arr arrow.Array, lit []bool, first i
 			return p.numbers(fc, a, lit, first)
 		}
 	case *array.Float64:
+		if fc.Type.IsNumeric() && a.NullN() == 0 {
+			fc.Num = predictFloats.Get(n)
+			copy(fc.Num, a.Float64Values())
+			return nil
+		}
 		if fc.Type.IsNumeric() {
 			fc.Num = predictFloats.Get(n)[:0]
 			return appendArray(fc, arr)
@@ -812,6 +940,41 @@ func (p *predictor) numbers(fc *frameColumn, a *array.String, lit []bool, first 
 		}
 	}
 	return nil
+}
+
+// numericColumns marks the columns of a text body's header that the model
+// reads as numbers, for HintNumbers; nil, no hint, when the header has
+// the target: the answer then echoes other columns than the body's, and
+// renders its cells instead of copying lines.
+func (p *predictor) numericColumns(header []string) []bool {
+	numeric := map[string]bool{}
+	for _, pc := range p.lm.pipeline.Columns {
+		if pc.Type.IsNumeric() {
+			numeric[strings.ToLower(pc.Name)] = true
+		}
+	}
+	mark := make([]bool, len(header))
+	any := false
+	for j, h := range header {
+		if strings.EqualFold(h, p.m.Target) {
+			return nil
+		}
+		mark[j] = numeric[strings.ToLower(h)]
+		any = any || mark[j]
+	}
+	if !any {
+		return nil
+	}
+	return mark
+}
+
+// parseNumber reads a field as numbers reads a present value's text on
+// its fast path: a number that is not a missing-value token. Anything
+// else is false, and its column keeps its text for numbers to read.
+func (p *predictor) parseNumber(field []byte) (float64, bool) {
+	t := trimText(unsafe.String(unsafe.SliceData(field), len(field)))
+	f, ok := ingest.ParseNumber(unsafe.Slice(unsafe.StringData(t), len(t)))
+	return f, ok && (p.tokens == nil || !p.tokens.has(t))
 }
 
 // text returns value i of arr as text, false when it is missing: null,

@@ -665,6 +665,7 @@ func encodeClassifier(p pipeline, m classify.Model, classes []string) ([]byte, e
 // loadedModel is a saved model ready to predict: a regression model, or a
 // classifier with its classes.
 type loadedModel struct {
+	target     string // the model's target column (Model.Target)
 	pipeline   pipeline
 	model      regress.Model
 	classifier classify.Model

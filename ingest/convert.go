@@ -188,15 +188,16 @@ func (cv *converter) buildString(fs *fieldSet, col, lo, hi int) arrow.Array {
 	return array.NewStringData(data)
 }
 
-// buildStrings converts rows [0, rows) of every column of fs to string
-// arrays keeping each field's text (Options.Verbatim, where no field is
-// missing): buildString's result for every column, built in two passes
-// over the fields in row order (sizes, then copies) rather than two
-// passes per column. The field references are laid out row by row, so a
-// pass per column read every cache line of them once per column; on a
-// predict body of 16 384 rows × 20 columns that was 40 strided passes over
-// 2.6 MB.
-func (cv *converter) buildStrings(fs *fieldSet, rows int) []arrow.Array {
+// buildStrings converts rows [0, rows) of the columns of fs marked in
+// want (every column when want is nil) to string arrays keeping each
+// field's text (Options.Verbatim, where no field is missing):
+// buildString's result for each, built in two passes over the fields in
+// row order (sizes, then copies) rather than two passes per column. The
+// field references are laid out row by row, so a pass per column read
+// every cache line of them once per column; on a predict body of 16 384
+// rows × 20 columns that was 40 strided passes over 2.6 MB. A column not
+// in want is nil in the result.
+func (cv *converter) buildStrings(fs *fieldSet, rows int, want []bool) []arrow.Array {
 	ncol := fs.ncol
 	sizes := make([]int, ncol)
 	refs := fs.refs[:2*rows*ncol]
@@ -216,6 +217,9 @@ func (cv *converter) buildStrings(fs *fieldSet, rows int) []arrow.Array {
 	vals := make([][]byte, ncol)
 	pos := make([]int32, ncol)
 	for j := range ncol {
+		if want != nil && !want[j] {
+			continue
+		}
 		offBufs[j] = memory.NewResizableBuffer(cv.mem)
 		offBufs[j].Resize(arrow.Int32Traits.BytesRequired(rows + 1))
 		offs[j] = arrow.Int32Traits.CastFromBytes(offBufs[j].Bytes())[:rows+1]
@@ -226,6 +230,10 @@ func (cv *converter) buildStrings(fs *fieldSet, rows int) []arrow.Array {
 	}
 	for i, k := 0, 0; i < rows; i++ {
 		for j := range ncol {
+			if offs[j] == nil {
+				k += 2
+				continue
+			}
 			var v []byte
 			if s, e := refs[k], refs[k+1]; s >= 0 {
 				v = fs.data[s:e]
@@ -241,10 +249,80 @@ func (cv *converter) buildStrings(fs *fieldSet, rows int) []arrow.Array {
 	}
 	out := make([]arrow.Array, ncol)
 	for j := range ncol {
+		if offs[j] == nil {
+			continue
+		}
 		data := array.NewData(arrow.BinaryTypes.String, rows, []*memory.Buffer{nil, offBufs[j], valBufs[j]}, nil, 0, 0)
 		offBufs[j].Release()
 		valBufs[j].Release()
 		out[j] = array.NewStringData(data)
+		data.Release()
+	}
+	return out
+}
+
+// NumberHint asks a verbatim CSV Reader for numbers instead of text
+// (Reader.ParseNumbers). A chunk whose records are all plain for Leading
+// (Reader.Lines would take them) reads each marked column with Parse, in
+// the worker that splits it: a column whose every field Parse reads
+// becomes a float64 array of those values; one with a field Parse refuses
+// keeps its text, as without the hint. Every other chunk is read as
+// without the hint.
+type NumberHint struct {
+	// Columns marks columns by their position in the header.
+	Columns []bool
+	// Leading is the set Reader.Lines is then called with.
+	Leading *[256]bool
+	// Parse reads one field's text; it is called from several goroutines.
+	Parse func(field []byte) (float64, bool)
+}
+
+// buildHinted converts rows [0, rows) of fs under h: the hinted columns
+// Parse reads throughout as float64 arrays, the rest as buildStrings
+// does. fs holds a plain chunk, so no field is in fs.esc.
+func (cv *converter) buildHinted(fs *fieldSet, rows int, h *NumberHint) []arrow.Array {
+	ncol := fs.ncol
+	bufs := make([]*memory.Buffer, ncol) // nil: the column keeps its text
+	nums := make([][]float64, ncol)
+	for j, ok := range h.Columns {
+		if ok {
+			bufs[j] = memory.NewResizableBuffer(cv.mem)
+			bufs[j].Resize(arrow.Float64Traits.BytesRequired(rows))
+			nums[j] = arrow.Float64Traits.CastFromBytes(bufs[j].Bytes())[:rows]
+		}
+	}
+	refs := fs.refs[:2*rows*ncol]
+	for i, k := 0, 0; i < rows; i++ {
+		for j := range ncol {
+			if bufs[j] != nil {
+				f, ok := h.Parse(fs.data[refs[k]:refs[k+1]])
+				if !ok {
+					bufs[j].Release()
+					bufs[j] = nil
+				} else {
+					nums[j][i] = f
+				}
+			}
+			k += 2
+		}
+	}
+	text := make([]bool, ncol)
+	strs := false
+	for j, b := range bufs {
+		text[j] = b == nil
+		strs = strs || text[j]
+	}
+	out := make([]arrow.Array, ncol)
+	if strs {
+		out = cv.buildStrings(fs, rows, text)
+	}
+	for j, b := range bufs {
+		if b == nil {
+			continue
+		}
+		data := array.NewData(arrow.PrimitiveTypes.Float64, rows, []*memory.Buffer{nil, b}, nil, 0, 0)
+		b.Release()
+		out[j] = array.NewFloat64Data(data)
 		data.Release()
 	}
 	return out

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -49,6 +51,10 @@ type chunk struct {
 	readErr   error // terminal read error; the chunk has no data
 	nlines    int   // newlines in data, to size the field arrays
 	done      chan struct{}
+	// plainFor, when not nil, is the leading set (Reader.Lines) a worker
+	// found every record of the chunk plain for, when it parsed numbers
+	// under a NumberHint with that set: Lines need not look again.
+	plainFor *[256]bool
 }
 
 type csvPipe struct {
@@ -71,6 +77,13 @@ type csvPipe struct {
 	// held is the chunk of the batch Next emitted last, kept until the
 	// next one (a verbatim reader's Lines reads its text); nil otherwise.
 	held *chunk
+
+	// hint is a verbatim reader's NumberHint (Reader.ParseNumbers), read
+	// by each worker as it starts a chunk; base is the all-utf8 schema and
+	// hinted the last schema of a chunk with float64 columns.
+	hint   atomic.Pointer[NumberHint]
+	base   *arrow.Schema
+	hinted *arrow.Schema
 }
 
 // NewCSV returns a Reader of the CSV in r (RFC 4180, with a header line
@@ -196,6 +209,11 @@ func NewCSV(r io.Reader, opts Options) (*Reader, error) {
 	rd.stop = p.stop
 	if opts.Verbatim {
 		rd.lines = p.lines
+		rd.hint = p.hint.Store
+		p.base = rd.schema
+		if opts.Numbers != nil {
+			p.hint.Store(opts.Numbers(names))
+		}
 	}
 	p.wg.Add(1 + p.workers)
 	first.data = buf[dataStart:]
@@ -258,7 +276,7 @@ func (p *csvPipe) getChunk(minCap int) *chunk {
 		c.data = make([]byte, 0, minCap)
 	}
 	c.data = c.data[:0]
-	c.cols, c.err, c.readErr, c.errRow, c.nlines = c.cols[:0], nil, nil, -1, 0
+	c.cols, c.err, c.readErr, c.errRow, c.nlines, c.plainFor = c.cols[:0], nil, nil, -1, 0, nil
 	c.done = make(chan struct{})
 	return c
 }
@@ -394,8 +412,14 @@ func (p *csvPipe) parse(c *chunk) {
 	c.widened = c.widened[:ncol]
 	clear(c.widened)
 	if p.cv.verbatim {
-		// Every column is its fields' text, none missing.
-		c.cols = append(c.cols[:0], p.cv.buildStrings(&c.fs, rows)...)
+		// Every column is its fields' text, none missing; under a hint,
+		// the hinted columns of a plain chunk are its numbers instead.
+		if h := p.hint.Load(); h != nil && h.Leading != nil && len(h.Columns) == ncol && c.plain(h.Leading) {
+			c.plainFor = h.Leading
+			c.cols = append(c.cols[:0], p.cv.buildHinted(&c.fs, rows, h)...)
+			return
+		}
+		c.cols = append(c.cols[:0], p.cv.buildStrings(&c.fs, rows, nil)...)
 		return
 	}
 	badRow := math.MaxInt
@@ -480,7 +504,7 @@ func (p *csvPipe) next(r *Reader) (arrow.RecordBatch, error) {
 		}
 		var rec arrow.RecordBatch
 		if rows > 0 {
-			rec = array.NewRecordBatch(r.schema, c.cols, int64(rows))
+			rec = array.NewRecordBatch(p.schemaOf(r, c.cols), c.cols, int64(rows))
 		}
 		c.releaseCols()
 		r.rows += int64(rows)
@@ -510,10 +534,56 @@ func (p *csvPipe) stop() {
 	}
 }
 
+// schemaOf is the schema of a batch of cols: the reader's, unless a
+// number hint made some of a verbatim chunk's columns float64.
+func (p *csvPipe) schemaOf(r *Reader, cols []arrow.Array) *arrow.Schema {
+	if p.base == nil {
+		return r.schema
+	}
+	typed := false
+	for _, a := range cols {
+		typed = typed || a.DataType().ID() != arrow.STRING
+	}
+	if !typed {
+		return p.base
+	}
+	if s := p.hinted; s != nil {
+		same := true
+		for j, a := range cols {
+			same = same && arrow.TypeEqual(s.Field(j).Type, a.DataType())
+		}
+		if same {
+			return s
+		}
+	}
+	fields := slices.Clone(p.base.Fields())
+	for j, a := range cols {
+		fields[j].Type = a.DataType()
+	}
+	p.hinted = arrow.NewSchema(fields, nil)
+	return p.hinted
+}
+
+// plain reports whether every record of c is its fields' values joined
+// by commas, none of them starting with a byte marked in leading: what
+// Reader.Lines takes.
+func (c *chunk) plain(leading *[256]bool) bool {
+	if bytes.IndexByte(c.data, '"') >= 0 || bytes.IndexByte(c.data, '\r') >= 0 {
+		return false
+	}
+	refs := c.fs.refs[:2*c.fs.rows*c.fs.ncol]
+	for k := 0; k < len(refs); k += 2 {
+		if refs[k] < refs[k+1] && leading[c.data[refs[k]]] {
+			return false
+		}
+	}
+	return true
+}
+
 // lines is Reader.Lines for a verbatim CSV: the held chunk's records.
 func (p *csvPipe) lines(dst []byte, ends []int32, leading *[256]bool) ([]byte, []int32, bool) {
 	c := p.held
-	if c == nil || bytes.IndexByte(c.data, '"') >= 0 || bytes.IndexByte(c.data, '\r') >= 0 {
+	if c == nil || (c.plainFor != leading && !c.plain(leading)) {
 		return dst, ends, false
 	}
 	fs := &c.fs
@@ -521,11 +591,6 @@ func (p *csvPipe) lines(dst []byte, ends []int32, leading *[256]bool) ([]byte, [
 	refs := fs.refs
 	for i := range fs.rows {
 		r := refs[2*i*ncol : 2*(i+1)*ncol]
-		for k := 0; k < len(r); k += 2 {
-			if r[k] < r[k+1] && leading[c.data[r[k]]] {
-				return dst, ends, false
-			}
-		}
 		dst = append(dst, c.data[r[0]:r[len(r)-1]]...)
 		ends = append(ends, int32(len(dst)))
 	}

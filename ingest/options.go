@@ -53,6 +53,10 @@ type Options struct {
 	// use it: the engine types the values by the model's columns and the
 	// answer echoes them as sent.
 	Verbatim bool
+	// Numbers, with Verbatim, is called with the header once it is read,
+	// before any record is split: the NumberHint it returns (nil: none)
+	// applies from the first chunk on, as Reader.ParseNumbers would.
+	Numbers func(header []string) *NumberHint
 	// MaxDecodedBytes caps what the buffers of an Arrow IPC stream that its
 	// writer compressed (LZ4, zstd) expand to, over the whole stream;
 	// default 1 GiB. More is an error matching ErrTooLarge. (A body's

@@ -43,6 +43,7 @@ type Reader struct {
 	// lines is Lines' source: a verbatim CSV's current chunk; nil for
 	// every other reader.
 	lines   func(dst []byte, ends []int32, leading *[256]bool) ([]byte, []int32, bool)
+	hint    func(*NumberHint)
 	stopped bool
 
 	// order tracks, per date column (by name), whether values increase.
@@ -157,6 +158,19 @@ func (r *Reader) Lines(dst []byte, ends []int32, leading *[256]bool) ([]byte, []
 		return dst[:d], ends[:e], false
 	}
 	return dst, ends, true
+}
+
+// ParseNumbers asks a CSV Reader with Options.Verbatim to read the columns
+// h marks as numbers from now on (NumberHint says which chunks): a batch
+// may then hold float64 arrays for them, so its schema differs from
+// Schema's. Chunks already parsed keep their text. The caller must echo
+// such a batch's text through Lines, with h.Leading: its float64 columns
+// are not the text. It does nothing on any other Reader, and a nil h
+// ends the hint.
+func (r *Reader) ParseNumbers(h *NumberHint) {
+	if r.hint != nil {
+		r.hint(h)
+	}
 }
 
 // Err returns the error that ended the stream, if any: a *ParseError, or a

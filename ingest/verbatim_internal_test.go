@@ -27,7 +27,7 @@ func FuzzVerbatimStrings(f *testing.F) {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		defer mem.AssertSize(t, 0)
 		cv := newConverter(Options{Allocator: mem, Verbatim: true})
-		got := cv.buildStrings(&fs, fs.rows)
+		got := cv.buildStrings(&fs, fs.rows, nil)
 		if len(got) != ncol {
 			t.Fatalf("%d arrays for %d columns", len(got), ncol)
 		}
