@@ -53,14 +53,12 @@ func predicted(t *testing.T, out *PredictOutput) ([]float64, []arrow.RecordBatch
 	}
 }
 
-// Typed columns (as Arrow IPC or Parquet bodies bring) are read by their
-// type and echoed as they are; JSON literals read as JSON gives them: a
-// literal true is 1 in a numeric column, a string "true" is an error.
-func TestPredictStreamTypedAndLiterals(t *testing.T) {
-	e := newTestEngine(t)
-	ctx := t.Context()
+// linearModel trains a regression of y on a and b (linearCSV, 300 rows)
+// and returns its model id.
+func (e *Engine) linearModel(t *testing.T) string {
+	t.Helper()
 	e.putTestCSV(t, "lin", linearCSV(300))
-	s, err := e.CreateSession(ctx, regressionRequest("lin"))
+	s, err := e.CreateSession(t.Context(), regressionRequest("lin"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,6 +66,16 @@ func TestPredictStreamTypedAndLiterals(t *testing.T) {
 	if done.ModelID == "" {
 		t.Fatalf("session = %+v", done)
 	}
+	return done.ModelID
+}
+
+// Typed columns (as Arrow IPC or Parquet bodies bring) are read by their
+// type and echoed as they are; JSON literals read as JSON gives them: a
+// literal true is 1 in a numeric column, a string "true" is an error.
+func TestPredictStreamTypedAndLiterals(t *testing.T) {
+	e := newTestEngine(t)
+	ctx := t.Context()
+	model := e.linearModel(t)
 	mem := memory.DefaultAllocator
 
 	fb := array.NewFloat64Builder(mem)
@@ -77,7 +85,7 @@ func TestPredictStreamTypedAndLiterals(t *testing.T) {
 	bb.AppendValues([]bool{true, false}, nil)
 	b := bb.NewArray()
 	schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Float64}, {Name: "B", Type: arrow.FixedWidthTypes.Boolean}}, nil)
-	out, err := e.PredictStream(ctx, done.ModelID, &oneBatch{b: PredictBatch{Rec: array.NewRecordBatch(schema, []arrow.Array{a, b}, 2)}}, nil)
+	out, err := e.PredictStream(ctx, model, &oneBatch{b: PredictBatch{Rec: array.NewRecordBatch(schema, []arrow.Array{a, b}, 2)}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +105,7 @@ func TestPredictStreamTypedAndLiterals(t *testing.T) {
 	}
 	ab := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.BinaryTypes.String}, {Name: "b", Type: arrow.BinaryTypes.String}}, nil)
 	lit := PredictBatch{Rec: array.NewRecordBatch(ab, []arrow.Array{text("3"), text("true")}, 1), Literal: [][]bool{{true}, {true}}}
-	out, err = e.PredictStream(ctx, done.ModelID, &oneBatch{b: lit}, nil)
+	out, err = e.PredictStream(ctx, model, &oneBatch{b: lit}, nil)
 	if err != nil {
 		t.Fatalf("literal true: %v", err)
 	}
@@ -106,12 +114,12 @@ func TestPredictStreamTypedAndLiterals(t *testing.T) {
 	}
 	out.Close()
 	str := PredictBatch{Rec: array.NewRecordBatch(ab, []arrow.Array{text("3"), text("true")}, 1)}
-	if _, err := e.PredictStream(ctx, done.ModelID, &oneBatch{b: str}, nil); err == nil || !strings.Contains(err.Error(), "not a number") {
+	if _, err := e.PredictStream(ctx, model, &oneBatch{b: str}, nil); err == nil || !strings.Contains(err.Error(), "not a number") {
 		t.Errorf("string true = %v, want not a number", err)
 	}
 
 	// Row numbers count across batches.
-	_, err = e.predictText(ctx, done.ModelID, []string{"a", "b"}, [][]string{{"1", "2"}, {"3", "4"}}, [][]string{{"5", "6"}, {"7", "x"}})
+	_, err = e.predictText(ctx, model, []string{"a", "b"}, [][]string{{"1", "2"}, {"3", "4"}}, [][]string{{"5", "6"}, {"7", "x"}})
 	if err == nil || !strings.Contains(err.Error(), "Row 3:") {
 		t.Errorf("bad value in the second batch = %v, want Row 3", err)
 	}

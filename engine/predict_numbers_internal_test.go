@@ -102,15 +102,7 @@ func (h hiddenHint) Next() (PredictBatch, error)            { return h.src.Next(
 func TestPredictNumbersHint(t *testing.T) {
 	e := newTestEngine(t)
 	ctx := t.Context()
-	e.putTestCSV(t, "lin", linearCSV(300))
-	s, err := e.CreateSession(ctx, regressionRequest("lin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := e.waitSession(t, s.ID)
-	if done.ModelID == "" {
-		t.Fatalf("session = %+v", done)
-	}
+	model := e.linearModel(t)
 	body := func(n int, header string, row func(i int) string) string {
 		var b strings.Builder
 		b.WriteString(header + "\n")
@@ -162,7 +154,7 @@ func TestPredictNumbersHint(t *testing.T) {
 		if hide {
 			ps = hiddenHint{src}
 		}
-		out, err := e.PredictStream(ctx, done.ModelID, ps, text)
+		out, err := e.PredictStream(ctx, model, ps, text)
 		if err != nil {
 			return nil, src.numbers, err
 		}
