@@ -61,6 +61,7 @@ fuzz:
 	go test -run '^$$' -fuzz '^FuzzParseNumber$$' -fuzztime $(FUZZTIME) ./ingest
 	go test -run '^$$' -fuzz '^FuzzVerbatimStrings$$' -fuzztime $(FUZZTIME) ./ingest
 	go test -run '^$$' -fuzz '^FuzzCSVParseNumbers$$' -fuzztime $(FUZZTIME) ./ingest
+	go test -run '^$$' -fuzz '^FuzzDepthScanner$$' -fuzztime $(FUZZTIME) ./ingest
 	go test -run '^$$' -fuzz '^FuzzAzureConnectionString$$' -fuzztime $(FUZZTIME) ./remote
 	go test -run '^$$' -fuzz '^FuzzParseICal$$' -fuzztime $(FUZZTIME) ./engine/calendar
 	go test -run '^$$' -fuzz '^FuzzLinearUnmarshal$$' -fuzztime $(FUZZTIME) ./stats/regress

