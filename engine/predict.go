@@ -623,7 +623,6 @@ type predictor struct {
 	rows   int64          // rows registered so far: the next batch's first row index
 	seen   map[string]int // strings.ToLower(name) → index in names
 	names  []string
-	types  []arrow.DataType
 	// echo are the answer's echoed columns so far: every column seen but
 	// the target, in first-seen order. A batch is scored with the prefix
 	// registered before it; register only appends, so scoring goroutines
@@ -654,7 +653,7 @@ func (p *predictor) register(schema *arrow.Schema, text bool) ([]string, error) 
 			typ = arrow.BinaryTypes.String
 		}
 		p.seen[k] = len(p.names)
-		p.names, p.types = append(p.names, f.Name), append(p.types, typ)
+		p.names = append(p.names, f.Name)
 		if !strings.EqualFold(f.Name, p.m.Target) {
 			p.echo = append(p.echo, arrow.Field{Name: f.Name, Type: typ, Nullable: true})
 		}
