@@ -99,11 +99,19 @@ func NewCSV(r io.Reader, opts Options) (*Reader, error) {
 	}
 
 	// Read the sample: up to 4 MiB, more if the first record is longer.
+	// A verbatim reader infers no types, so its sample need only hold the
+	// header: one block, which the pipeline then takes as its first chunk
+	// (a 4 MiB sample would be read before any parsing starts, then cut
+	// into blocks by copying what follows each cut).
+	sample := maxSampleBytes
+	if opts.Verbatim {
+		sample = block
+	}
 	first := (&csvPipe{block: block}).getChunk(0)
 	buf := first.data
 	eof := false
 	var err error
-	buf, eof, err = fill(r, buf, maxSampleBytes)
+	buf, eof, err = fill(r, buf, sample)
 	if err != nil {
 		return nil, err
 	}
