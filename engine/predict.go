@@ -971,6 +971,12 @@ func (p *predictor) numericColumns(header []string) []bool {
 // its fast path: a number that is not a missing-value token. Anything
 // else is false, and its column keeps its text for numbers to read.
 func (p *predictor) parseNumber(field []byte) (float64, bool) {
+	// A field that starts and ends with a printable ASCII byte, the common
+	// one, has nothing to trim; and it is no token when none reads as a
+	// number (a token equal to a number's text would read as one).
+	if n := len(field); n > 0 && plainEdge(field[0]) && plainEdge(field[n-1]) && (p.tokens == nil || !p.tokens.numeric) {
+		return ingest.ParseTrimmed(field)
+	}
 	t := trimText(unsafe.String(unsafe.SliceData(field), len(field)))
 	f, ok := ingest.ParseNumber(unsafe.Slice(unsafe.StringData(t), len(t)))
 	return f, ok && (p.tokens == nil || !p.tokens.has(t))
@@ -1018,6 +1024,10 @@ func trimText(s string) string {
 	return s
 }
 
+// plainEdge reports whether c, at either end of a text, leaves nothing
+// for trimText to trim.
+func plainEdge(c byte) bool { return c > ' ' && c < utf8.RuneSelf }
+
 func asciiSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
@@ -1025,8 +1035,9 @@ func asciiSpace(c byte) bool {
 // tokenSet holds missing-value tokens, compared in any case after
 // trimming white space.
 type tokenSet struct {
-	tokens []string
-	maxLen int
+	tokens  []string
+	maxLen  int
+	numeric bool // some token reads as a number ("-999")
 }
 
 func missingTokens(tokens []string) *tokenSet {
@@ -1038,6 +1049,9 @@ func missingTokens(tokens []string) *tokenSet {
 		t = strings.TrimSpace(t)
 		ts.tokens = append(ts.tokens, t)
 		ts.maxLen = max(ts.maxLen, len(t))
+		if _, ok := ingest.ParseNumber([]byte(t)); ok {
+			ts.numeric = true
+		}
 	}
 	return ts
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/vaticml/vatic/ingest"
 )
 
 // lineCSV is a minimal LineText: each row is a line break, its echoed
@@ -188,5 +190,32 @@ func TestPredictNumbersHint(t *testing.T) {
 		if _, n, _ := run(c.body, false, cellText{lineCSV{}}); n != 0 {
 			t.Errorf("%s: %d batches of numbers for a PredictText that is not a LineText", c.what, n)
 		}
+	}
+}
+
+// parseNumber skips the trimming and the token check for a field with
+// printable ASCII at both ends when no missing-value token reads as a
+// number, and gives what the full rule (trim, parse, not a token) gives
+// on every field: "-999" as a token is missing, not -999.
+func TestParseNumberTokens(t *testing.T) {
+	fields := []string{"-999", " -999", "-999 ", "-999.5", "1.5", "1.50", "1e5", "1E5", "NA", " na ", "na", "", " ",
+		"\u00a01.5", "1.5\u2003", "\t1", "1\r", "\v2\f", "x1", "1x", "+.5", "5.", ".", "-", "0x10", "Inf", "1_0", "١"}
+	full := func(p *predictor, field string) (float64, bool) {
+		tt := trimText(field)
+		f, ok := ingest.ParseNumber([]byte(tt))
+		return f, ok && (p.tokens == nil || !p.tokens.has(tt))
+	}
+	for _, tokens := range [][]string{nil, {"NA"}, {"NA", " -999 "}, {"-999"}, {"1.50"}, {"1e5"}, {"na", "?"}} {
+		p := &predictor{tokens: missingTokens(tokens)}
+		for _, field := range fields {
+			got, ok := p.parseNumber([]byte(field))
+			want, wok := full(p, field)
+			if ok != wok || ok && got != want {
+				t.Errorf("tokens %q: parseNumber(%q) = %v, %v, want %v, %v", tokens, field, got, ok, want, wok)
+			}
+		}
+	}
+	if _, ok := (&predictor{tokens: missingTokens([]string{"-999"})}).parseNumber([]byte("-999")); ok {
+		t.Error(`"-999" read as a number where it is a missing-value token`)
 	}
 }

@@ -343,6 +343,10 @@ func parseNumber(b []byte) (float64, bool) { return parseTrimmedNumber(trimSpace
 // sent for prediction reads as the same text uploaded would.
 func ParseNumber(b []byte) (float64, bool) { return parseNumber(b) }
 
+// ParseTrimmed is ParseNumber for a field known to have no space around
+// it: it skips the trimming.
+func ParseTrimmed(b []byte) (float64, bool) { return parseTrimmedNumber(b) }
+
 func parseTrimmedNumber(b []byte) (float64, bool) {
 	i := 0
 	neg := false
