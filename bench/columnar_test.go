@@ -33,7 +33,8 @@ func TestRunColumnar(t *testing.T) {
 		"Columnar/predict-big/format=csv/impl=vatic": 2,
 		"Columnar/upload/format=csv/impl=vatic":      2, "Columnar/upload/format=csv/impl=duckdb": 2,
 		"Columnar/upload/format=json/impl=vatic": 2, "Columnar/upload/format=parquet/impl=duckdb": 2,
-		"Columnar/export/format=csv/impl=vatic": 2, "Columnar/export/format=csv/impl=duckdb": 2,
+		"Columnar/upload/format=arrow/impl=duckdb": 2,
+		"Columnar/export/format=csv/impl=vatic":    2, "Columnar/export/format=csv/impl=duckdb": 2,
 		"Columnar/export/format=json/impl=vatic": 2, "Columnar/export/format=parquet/impl=duckdb": 2,
 	}
 	got := countByName(results)
@@ -128,13 +129,24 @@ func TestRunColumnarFormats(t *testing.T) {
 	if strings.Contains(progress.String(), "skipped") {
 		t.Errorf("progress says a format was skipped:\n%s", progress.String())
 	}
+	arrowChecks := 0
 	for _, c := range bench.Checks(results) {
+		if c.Workload == "Columnar/upload/format=arrow" {
+			arrowChecks++
+		}
 		if c.Text == "not measured" {
 			t.Errorf("check %+v: not measured", c)
 		}
-		if c.Workload == "Columnar/upload/format=arrow" && (c.Value <= 0 || c.Detail == "") {
-			t.Errorf("check %+v: want the ratio of the Arrow upload's rows/s to CSV's", c)
+		if c.Workload == "Columnar/upload/format=arrow" && c.What == "rows/s arrow÷csv" &&
+			(c.Value <= 0 || !strings.Contains(c.Detail, "DuckDB's table copy")) {
+			t.Errorf("check %+v: want the ratio of the Arrow upload's rows/s to CSV's, and the ratio DuckDB's own table copy allows", c)
 		}
+		if c.Workload == "Columnar/upload/format=arrow" && c.What == "rows/s vatic÷duckdb" && !strings.Contains(c.Detail, "table copy") {
+			t.Errorf("check %+v: want the Arrow upload against DuckDB's table copy", c)
+		}
+	}
+	if arrowChecks != 2 {
+		t.Errorf("%d checks of the Arrow upload, want 2 (against DuckDB's table copy, and the ratio to CSV)", arrowChecks)
 	}
 }
 
@@ -152,6 +164,7 @@ func TestRunColumnarUploadOnly(t *testing.T) {
 	want := map[string]int{
 		"Columnar/upload/format=csv/impl=vatic": 1, "Columnar/upload/format=csv/impl=duckdb": 1,
 		"Columnar/upload/format=json/impl=vatic": 1, "Columnar/upload/format=parquet/impl=duckdb": 1,
+		"Columnar/upload/format=arrow/impl=duckdb": 1,
 	}
 	if got := countByName(results); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("Run gave results %v, want %v", got, want)
