@@ -3,7 +3,6 @@ package ingest
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/vaticml/vatic/columnar"
 )
@@ -50,8 +50,7 @@ func NewJSON(r io.Reader, opts Options, prepare func(JSONMeta) (Options, error))
 	}
 	// Every byte the decoders see passes the depth limit first: the rows
 	// spooled on the way were read through it too.
-	dec := json.NewDecoder(LimitDepth(br))
-	dec.UseNumber()
+	dec := newJSONDecoder(LimitDepth(br))
 	maxCols := opts.withDefaults().MaxColumns
 	var meta JSONMeta
 	src := &rowSource{dec: dec}
@@ -63,35 +62,35 @@ func NewJSON(r io.Reader, opts Options, prepare func(JSONMeta) (Options, error))
 		return nil, err
 	}
 
-	tok, err := dec.Token()
+	tok, err := dec.ReadToken()
 	if err == io.EOF {
 		return nil, &ParseError{Msg: "no data"}
 	}
 	if err != nil {
 		return nil, jsonError(dec, 0, err)
 	}
-	switch tok {
-	case json.Delim('['):
+	switch tok.Kind() {
+	case '[':
 		meta.HasData = true
 		src.topArray = true
-	case json.Delim('{'):
+	case '{':
 	props:
-		for dec.More() {
-			tok, err := dec.Token()
+		for more(dec) {
+			tok, err := dec.ReadToken()
 			if err != nil {
 				return fail(jsonError(dec, 0, err))
 			}
-			key, _ := tok.(string)
+			key := tok.String()
 			switch {
 			case strings.EqualFold(key, "data") && !meta.HasData:
-				tok, err := dec.Token()
+				tok, err := dec.ReadToken()
 				if err != nil {
 					return fail(jsonError(dec, 0, err))
 				}
-				if tok == nil {
+				if tok.Kind() == 'n' {
 					continue
 				}
-				if tok != json.Delim('[') {
+				if tok.Kind() != '[' {
 					return fail(&ParseError{Msg: "data must be an array"})
 				}
 				meta.HasData = true
@@ -111,8 +110,8 @@ func NewJSON(r io.Reader, opts Options, prepare func(JSONMeta) (Options, error))
 					return fail(err)
 				}
 			default:
-				if err := skipValue(dec); err != nil {
-					return fail(err)
+				if err := dec.SkipValue(); err != nil {
+					return fail(jsonError(dec, 0, err))
 				}
 			}
 		}
@@ -129,8 +128,7 @@ func NewJSON(r io.Reader, opts Options, prepare func(JSONMeta) (Options, error))
 		if err != nil {
 			return fail(err)
 		}
-		src = &rowSource{dec: json.NewDecoder(rd), spooled: true}
-		src.dec.UseNumber()
+		src = &rowSource{dec: newJSONDecoder(rd), spooled: true}
 	}
 
 	if prepare != nil {
@@ -141,7 +139,7 @@ func NewJSON(r io.Reader, opts Options, prepare func(JSONMeta) (Options, error))
 	opts = opts.withDefaults()
 	j := &jsonReader{
 		src: src, cv: newConverter(opts), opts: opts, spool: sp,
-		index: make(map[string]int),
+		index: make(map[string]int), exact: make(map[string]int),
 	}
 	rd := &Reader{}
 	j.r = rd
@@ -159,116 +157,135 @@ func NewJSON(r io.Reader, opts Options, prepare func(JSONMeta) (Options, error))
 	return rd, nil
 }
 
+// newJSONDecoder reads JSON as encoding/json did before it: a name
+// repeated in an object is allowed (a row's later value replaces the
+// earlier) and invalid UTF-8 in a string becomes U+FFFD.
+func newJSONDecoder(r io.Reader) *jsonDecoder {
+	t := &readTracker{r: r}
+	return &jsonDecoder{Decoder: jsontext.NewDecoder(t, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)), src: t}
+}
+
+// jsonDecoder is a jsontext.Decoder that knows its reader's error: the
+// decoder wraps it, in some paths inside a SyntacticError, and jsonError
+// must tell a body cut by the size cap or the depth limit from a
+// malformed one.
+type jsonDecoder struct {
+	*jsontext.Decoder
+	src *readTracker
+}
+
+// readTracker keeps the first error of r other than io.EOF.
+type readTracker struct {
+	r   io.Reader
+	err error
+}
+
+func (t *readTracker) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if err != nil && err != io.EOF && t.err == nil {
+		t.err = err
+	}
+	return n, err
+}
+
+// more reports whether the object or array being read has another
+// member: false at its end; true when the next read fails, so that the
+// caller's read reports the error where it reads a member.
+func more(dec *jsonDecoder) bool {
+	k := dec.PeekKind()
+	return k != '}' && k != ']'
+}
+
 // jsonError reports a decoder error: malformed JSON or JSON nested too
 // deep is a ParseError with the byte offset; an error of the underlying
 // reader (the size cap, a broken connection, corrupt compression) passes
 // through so the caller can tell a body that is too large from one that is
 // malformed.
-func jsonError(dec *json.Decoder, row int64, err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	if errors.Is(err, ErrTooDeep) {
-		return &ParseError{Row: row, Msg: strings.TrimPrefix(err.Error(), "ingest: ")}
+func jsonError(dec *jsonDecoder, row int64, err error) error {
+	if rerr := dec.src.err; rerr != nil && !errors.Is(rerr, io.ErrUnexpectedEOF) {
+		if errors.Is(rerr, ErrTooDeep) {
+			return &ParseError{Row: row, Msg: strings.TrimPrefix(rerr.Error(), "ingest: ")}
+		}
+		return readError(rerr)
 	}
-	if err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.As(err, &syn) && !errors.As(err, &typ) {
-		return readError(err)
+	var syn *jsontext.SyntacticError
+	switch {
+	case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
+		return &ParseError{Row: row, Msg: fmt.Sprintf("malformed JSON at byte %d: unexpected end of JSON input", dec.InputOffset())}
+	case errors.As(err, &syn):
+		msg := "syntax error"
+		if syn.Err != nil {
+			msg = strings.TrimPrefix(syn.Err.Error(), "jsontext: ")
+		}
+		return &ParseError{Row: row, Msg: fmt.Sprintf("malformed JSON at byte %d: %s", syn.ByteOffset, msg)}
 	}
-	msg := err.Error()
-	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
-		msg = "unexpected end of JSON input"
-	}
-	return &ParseError{Row: row, Msg: fmt.Sprintf("malformed JSON at byte %d: %s", dec.InputOffset(), msg)}
+	return readError(err)
 }
 
 // finishObject reads the closing brace of the top-level object and checks
 // that nothing follows it.
-func finishObject(dec *json.Decoder) error {
-	if _, err := dec.Token(); err != nil {
+func finishObject(dec *jsonDecoder) error {
+	if _, err := dec.ReadToken(); err != nil {
 		return jsonError(dec, 0, err)
 	}
 	return checkEOF(dec)
 }
 
-func checkEOF(dec *json.Decoder) error {
-	if _, err := dec.Token(); err != io.EOF {
+func checkEOF(dec *jsonDecoder) error {
+	if _, err := dec.ReadToken(); err != io.EOF {
 		return &ParseError{Msg: fmt.Sprintf("unexpected data after the top-level value at byte %d", dec.InputOffset())}
 	}
 	return nil
 }
 
-// skipValue reads and discards one value.
-func skipValue(dec *json.Decoder) error {
-	depth := 0
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return jsonError(dec, 0, err)
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-		case json.Delim('}'), json.Delim(']'):
-			depth--
-		}
-		if depth == 0 {
-			return nil
-		}
+// tokenText is the text of a scalar token (strings unescaped, numbers
+// as written), whether it is null, and false for a delimiter.
+func tokenText(tok jsontext.Token) (s string, null, ok bool) {
+	switch tok.Kind() {
+	case '"', '0', 't', 'f':
+		return tok.String(), false, true
+	case 'n':
+		return "", true, true
 	}
-}
-
-func scalarText(tok json.Token) (string, bool) {
-	switch v := tok.(type) {
-	case string:
-		return v, true
-	case json.Number:
-		return string(v), true
-	case bool:
-		if v {
-			return "true", true
-		}
-		return "false", true
-	case nil:
-		return "", true
-	}
-	return "", false
+	return "", false, false
 }
 
 // readColumns reads the columns property: name → {dataType, role,
 // imputation, aggregation}, property names in any case.
 // More than maxCols columns is a ParseError, found at the first extra one.
-func readColumns(dec *json.Decoder, maxCols int) ([]columnar.Spec, bool, error) {
-	tok, err := dec.Token()
+func readColumns(dec *jsonDecoder, maxCols int) ([]columnar.Spec, bool, error) {
+	tok, err := dec.ReadToken()
 	if err != nil {
 		return nil, false, jsonError(dec, 0, err)
 	}
-	if tok == nil {
+	if tok.Kind() == 'n' {
 		return nil, false, nil
 	}
-	if tok != json.Delim('{') {
+	if tok.Kind() != '{' {
 		return nil, false, &ParseError{Msg: "columns must be an object"}
 	}
 	specs := []columnar.Spec{}
-	for dec.More() {
-		tok, err := dec.Token()
+	for more(dec) {
+		tok, err := dec.ReadToken()
 		if err != nil {
 			return nil, false, jsonError(dec, 0, err)
 		}
 		if len(specs) == maxCols {
 			return nil, false, &ParseError{Msg: "columns: " + tooManyColumns(maxCols)}
 		}
-		spec := columnar.Spec{Name: tok.(string)}
-		if tok, err = dec.Token(); err != nil {
+		spec := columnar.Spec{Name: tok.String()}
+		if tok, err = dec.ReadToken(); err != nil {
 			return nil, false, jsonError(dec, 0, err)
 		}
-		switch tok {
-		case nil:
-		case json.Delim('{'):
-			for dec.More() {
-				k, err := dec.Token()
+		switch tok.Kind() {
+		case 'n':
+		case '{':
+			for more(dec) {
+				k, err := dec.ReadToken()
 				if err != nil {
 					return nil, false, jsonError(dec, 0, err)
 				}
-				key := k.(string)
+				key := k.String()
 				var dst *string
 				switch {
 				case strings.EqualFold(key, "dataType"):
@@ -280,22 +297,22 @@ func readColumns(dec *json.Decoder, maxCols int) ([]columnar.Spec, bool, error) 
 				case strings.EqualFold(key, "aggregation"):
 					dst = &spec.Aggregation
 				default:
-					if err := skipValue(dec); err != nil {
-						return nil, false, err
+					if err := dec.SkipValue(); err != nil {
+						return nil, false, jsonError(dec, 0, err)
 					}
 					continue
 				}
-				v, err := dec.Token()
+				v, err := dec.ReadToken()
 				if err != nil {
 					return nil, false, jsonError(dec, 0, err)
 				}
-				s, ok := scalarText(v)
+				s, _, ok := tokenText(v)
 				if !ok {
 					return nil, false, &ParseError{Column: spec.Name, Msg: fmt.Sprintf("columns: %s must be a string", key)}
 				}
 				*dst = s
 			}
-			if _, err := dec.Token(); err != nil {
+			if _, err := dec.ReadToken(); err != nil {
 				return nil, false, jsonError(dec, 0, err)
 			}
 		default:
@@ -303,7 +320,7 @@ func readColumns(dec *json.Decoder, maxCols int) ([]columnar.Spec, bool, error) 
 		}
 		specs = append(specs, spec)
 	}
-	if _, err := dec.Token(); err != nil {
+	if _, err := dec.ReadToken(); err != nil {
 		return nil, false, jsonError(dec, 0, err)
 	}
 	return specs, true, nil
@@ -311,32 +328,32 @@ func readColumns(dec *json.Decoder, maxCols int) ([]columnar.Spec, bool, error) 
 
 // readStrings reads the missingValues property: an array of strings
 // (numbers and booleans are taken as their text, nulls are skipped).
-func readStrings(dec *json.Decoder) ([]string, bool, error) {
-	tok, err := dec.Token()
+func readStrings(dec *jsonDecoder) ([]string, bool, error) {
+	tok, err := dec.ReadToken()
 	if err != nil {
 		return nil, false, jsonError(dec, 0, err)
 	}
-	if tok == nil {
+	if tok.Kind() == 'n' {
 		return nil, false, nil
 	}
-	if tok != json.Delim('[') {
+	if tok.Kind() != '[' {
 		return nil, false, &ParseError{Msg: "missingValues must be an array of strings"}
 	}
 	out := []string{}
-	for dec.More() {
-		tok, err := dec.Token()
+	for more(dec) {
+		tok, err := dec.ReadToken()
 		if err != nil {
 			return nil, false, jsonError(dec, 0, err)
 		}
-		s, ok := scalarText(tok)
+		s, null, ok := tokenText(tok)
 		if !ok {
 			return nil, false, &ParseError{Msg: "missingValues must be an array of strings"}
 		}
-		if tok != nil {
+		if !null {
 			out = append(out, s)
 		}
 	}
-	if _, err := dec.Token(); err != nil {
+	if _, err := dec.ReadToken(); err != nil {
 		return nil, false, jsonError(dec, 0, err)
 	}
 	return out, true, nil
@@ -434,17 +451,17 @@ func (s *spool) remove() {
 // rows' keys as it goes, so that a body with too many columns is refused
 // before the rest is spooled (readRow checks them again as it reads the
 // spool).
-func spoolRows(dec *json.Decoder, opts Options) (*spool, error) {
+func spoolRows(dec *jsonDecoder, opts Options) (*spool, error) {
 	sp := &spool{dir: opts.SpoolDir}
 	keys := map[string]bool{}
-	for dec.More() {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
+	for more(dec) {
+		raw, err := dec.ReadValue() // valid until the next read
+		if err != nil {
 			sp.remove()
 			return nil, jsonError(dec, sp.rows+1, err)
 		}
 		sp.rows++
-		err := rowKeys(raw, func(key string) error {
+		err = rowKeys(raw, func(key string) error {
 			k := key
 			for i := 0; i < len(k); i++ {
 				if c := k[i]; c >= 'A' && c <= 'Z' || c >= utf8.RuneSelf {
@@ -474,7 +491,7 @@ func spoolRows(dec *json.Decoder, opts Options) (*spool, error) {
 			return nil, err
 		}
 	}
-	if _, err := dec.Token(); err != nil { // ']'
+	if _, err := dec.ReadToken(); err != nil { // ']'
 		sp.remove()
 		return nil, jsonError(dec, sp.rows+1, err)
 	}
@@ -509,9 +526,10 @@ func rowKeys(raw []byte, fn func(key string) error) error {
 			if key {
 				k := string(raw[i+1 : j])
 				if escaped {
-					if err := json.Unmarshal(raw[i:j+1], &k); err != nil {
-						return err
-					}
+					// The decoder validated raw: the one error left is
+					// invalid UTF-8, mangled as readRow mangles it.
+					u, _ := jsontext.AppendUnquote(nil, raw[i:j+1])
+					k = string(u)
 				}
 				if err := fn(k); err != nil {
 					return err
@@ -527,7 +545,7 @@ func rowKeys(raw []byte, fn func(key string) error) error {
 // rowSource yields row objects from the data array of a body, a top-level
 // array, or a spool of row values.
 type rowSource struct {
-	dec      *json.Decoder
+	dec      *jsonDecoder
 	topArray bool // rows are the top-level array
 	inObject bool // rows are the data array inside the top-level object
 	spooled  bool // rows are a stream of values
@@ -539,20 +557,20 @@ func (s *rowSource) finish() error {
 	case s.spooled:
 		return nil
 	case s.topArray:
-		if _, err := s.dec.Token(); err != nil { // ']'
+		if _, err := s.dec.ReadToken(); err != nil { // ']'
 			return jsonError(s.dec, 0, err)
 		}
 		return checkEOF(s.dec)
 	}
-	if _, err := s.dec.Token(); err != nil { // ']'
+	if _, err := s.dec.ReadToken(); err != nil { // ']'
 		return jsonError(s.dec, 0, err)
 	}
-	for s.dec.More() {
-		if _, err := s.dec.Token(); err != nil { // key
+	for more(s.dec) {
+		if _, err := s.dec.ReadToken(); err != nil { // key
 			return jsonError(s.dec, 0, err)
 		}
-		if err := skipValue(s.dec); err != nil {
-			return err
+		if err := s.dec.SkipValue(); err != nil {
+			return jsonError(s.dec, 0, err)
 		}
 	}
 	return finishObject(s.dec)
@@ -571,6 +589,7 @@ type jsonReader struct {
 	opts  Options
 	spool *spool
 	index map[string]int // lower-case name → column
+	exact map[string]int // name as a row spelled it → column
 
 	rowNum int64 // rows read so far
 	eof    bool
@@ -583,6 +602,7 @@ type jsonReader struct {
 	fs   fieldSet
 	lo   int // next row of fs to emit
 	keep bool
+	key  []byte // an escaped name, unquoted
 }
 
 // column returns the index of the column named name, adding it if new:
@@ -616,41 +636,67 @@ func (j *jsonReader) column(row int64, name string, typ columnar.DataType) (int,
 // (added as String, or with its declared type; while sampling, untyped).
 func (j *jsonReader) readRow(sampling bool) (ok, newCol bool, err error) {
 	dec := j.src.dec
-	if !dec.More() {
+	if j.src.spooled && dec.PeekKind() == jsontext.KindInvalid {
+		// The spool's rows are a stream of values: its end is io.EOF.
+		if _, err := dec.ReadToken(); err != io.EOF {
+			return false, false, jsonError(dec, j.rowNum+1, err)
+		}
+		j.eof = true
+		return false, false, nil
+	}
+	if !more(dec) {
 		j.eof = true
 		return false, false, j.src.finish()
 	}
 	row := j.rowNum + 1
-	tok, err := dec.Token()
+	tok, err := dec.ReadToken()
 	if err != nil {
 		return false, false, jsonError(dec, row, err)
 	}
-	if tok != json.Delim('{') {
+	if tok.Kind() != '{' {
 		return false, false, &ParseError{Row: row, Msg: "row must be an object"}
 	}
 	start := len(j.cells)
-	for dec.More() {
-		tok, err := dec.Token()
+	for more(dec) {
+		// Names and values are read raw (valid until the next read): a
+		// name is looked up as spelled, without a string, and a value's
+		// text goes straight into the batch.
+		raw, err := dec.ReadValue()
 		if err != nil {
 			return false, false, jsonError(dec, row, err)
 		}
-		key := tok.(string)
-		if tok, err = dec.Token(); err != nil {
+		name := raw[1 : len(raw)-1]
+		if bytes.IndexByte(name, '\\') >= 0 {
+			j.key, _ = jsontext.AppendUnquote(j.key[:0], raw)
+			name = j.key
+		}
+		col, known := j.exact[string(name)]
+		key := ""
+		if !known {
+			key = string(name)
+		}
+		v, err := dec.ReadValue()
+		if err != nil {
 			return false, false, jsonError(dec, row, err)
 		}
-		s, scalar := scalarText(tok)
-		if !scalar {
+		if v[0] == '{' || v[0] == '[' {
+			if known {
+				key = j.r.cols[col].Name
+			}
 			return false, false, &ParseError{Row: row, Column: key, Msg: "nested object or array value"}
 		}
-		typ := columnar.String
-		if sampling {
-			typ = ""
+		if !known {
+			typ := columnar.String
+			if sampling {
+				typ = ""
+			}
+			var added bool
+			if col, added, err = j.column(row, key, typ); err != nil {
+				return false, false, err
+			}
+			newCol = newCol || added
+			j.exact[key] = col
 		}
-		col, added, err := j.column(row, key, typ)
-		if err != nil {
-			return false, false, err
-		}
-		newCol = newCol || added
 		// A repeated key replaces the earlier value.
 		for i := start; i < len(j.cells); i++ {
 			if j.cells[i].col == int32(col) {
@@ -658,14 +704,18 @@ func (j *jsonReader) readRow(sampling bool) (ok, newCol bool, err error) {
 				break
 			}
 		}
-		if tok == nil {
-			continue // missing; the key still names a column
-		}
 		vs := len(j.vals)
-		j.vals = append(j.vals, s...)
+		switch v[0] {
+		case 'n':
+			continue // missing; the key still names a column
+		case '"':
+			j.vals, _ = jsontext.AppendUnquote(j.vals, v)
+		default: // a number as written, true or false
+			j.vals = append(j.vals, v...)
+		}
 		j.cells = append(j.cells, cell{row: int32(j.nrows), col: int32(col), s: int32(vs), e: int32(len(j.vals))})
 	}
-	if _, err := dec.Token(); err != nil {
+	if _, err := dec.ReadToken(); err != nil {
 		return false, false, jsonError(dec, row, err)
 	}
 	j.rowNum++

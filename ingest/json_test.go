@@ -47,6 +47,10 @@ func TestJSON(t *testing.T) {
 		{"streamed with trailing properties", `{"columns":{},"missingValues":[],"data":[{"a":1},{"a":2}],"extra":{"x":[1,{"y":2}]},"columns":5}`,
 			"a:numeric", []string{"1", "2"}},
 		{"other properties", `{"dataSetName":"x","extra":{"data":[1]},"Data":[{"a":1}],"more":[[{}]]}`, "a:numeric", []string{"1"}},
+		{"escaped keys and values", `[{"a\u0062":1,"s":"x\"y\u00e9"},{"ab":2,"A\u0042":3,"s":"\u0041"}]`, "ab:numeric,s:string",
+			[]string{"1|x\"yé", "3|A"}},
+		{"repeated key", `[{"a":1,"b":2,"a":3},{"a":null,"b":4,"a":5}]`, "a:numeric,b:numeric", []string{"3|2", "5|4"}},
+		{"invalid UTF-8", "[{\"a\":\"x\xffy\"}]", "a:string", []string{"x\ufffdy"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -229,6 +233,7 @@ func TestJSONErrors(t *testing.T) {
 		{"nested object", `[{"a":1},{"a":{"b":1}}]`, ingest.Options{}, ingest.ParseError{Row: 2, Column: "a", Msg: "nested object or array value"}},
 		{"nested array", `{"data":[{"x":[1]}]}`, ingest.Options{}, ingest.ParseError{Row: 1, Column: "x", Msg: "nested object or array value"}},
 		{"nested spooled", `{"data":[{"x":1},{"x":[1]}],"columns":{}}`, ingest.Options{}, ingest.ParseError{Row: 2, Column: "x", Msg: "nested object or array value"}},
+		{"nested under another spelling", `[{"Ab":1},{"a\u0062":{}}]`, ingest.Options{}, ingest.ParseError{Row: 2, Column: "ab", Msg: "nested object or array value"}},
 		{"row not object", `[{"a":1},2]`, ingest.Options{}, ingest.ParseError{Row: 2, Msg: "row must be an object"}},
 		{"malformed row", `[{"a":1},{"a":}]`, ingest.Options{}, ingest.ParseError{Row: 2, Msg: "malformed JSON at byte"}},
 		{"malformed spooled", `{"data":[{"a":1},{"a" 1}]}`, ingest.Options{}, ingest.ParseError{Row: 2, Msg: "malformed JSON at byte"}},
@@ -316,4 +321,29 @@ func FuzzJSON(f *testing.F) {
 			}
 		}
 	})
+}
+
+// An error of the body's reader (the size cap, a broken connection) is
+// that error, not malformed JSON, wherever the reading stops: in the
+// properties, in rows read as they stream, in rows spooled.
+func TestJSONReadError(t *testing.T) {
+	boom := errors.New("boom")
+	rows := strings.Repeat(`{"a":1,"b":"x"},`, 5000)
+	for _, body := range []string{
+		`{"columns":{"a":{"dataType":"numeric"}},`,
+		`[` + rows,
+		`{"columns":{},"missingValues":[],"data":[` + rows,
+		`{"data":[` + rows,
+	} {
+		for _, cut := range []int{len(body) / 3, len(body) - 1, len(body)} {
+			r, err := ingest.NewJSON(&errReader{data: []byte(body[:cut]), err: boom}, ingest.Options{Allocator: checkedMem(t)}, nil)
+			if err == nil {
+				err = drain(t, r).err
+			}
+			var pe *ingest.ParseError
+			if !errors.Is(err, boom) || errors.As(err, &pe) {
+				t.Errorf("body of %d bytes cut at %d by a read error: %v, want the read error", len(body), cut, err)
+			}
+		}
+	}
 }

@@ -189,7 +189,7 @@ func TestJSONDepth(t *testing.T) {
 		{"ignored after spooled rows", `{"data":[{"a":1}],"x":` + deep(100) + `}`},
 		{"unknown column metadata", `{"columns":{"a":{"x":` + deep(100) + `}},"data":[{"a":1}]}`},
 		{"spooled row", `{"data":[{"a":1},` + deep(100) + `]}`},
-		{"top-level array", deep(100)},
+		{"top-level array", `[` + strings.Repeat(`{"a":1},`, 1000) + `{"a":` + deep(100) + `}]`},
 		{"row value", `[{"a":` + deep(100) + `}]`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -197,6 +197,12 @@ func TestJSONDepth(t *testing.T) {
 			wantParseError(t, res.err, "JSON nests arrays and objects deeper than 64 levels")
 		})
 	}
+	t.Run("top-level array of arrays", func(t *testing.T) {
+		// Rows are read one at a time: the first, an array, is refused
+		// before the reading gets deeper than the limit.
+		res := readJSON(t, deep(100), ingest.Options{}, nil)
+		wantParseError(t, res.err, "row must be an object")
+	})
 	t.Run("64 levels", func(t *testing.T) {
 		in := `{"x":` + deep(63) + `,"data":[{"a":1}]}`
 		if res := readJSON(t, in, ingest.Options{}, nil); res.err != nil || len(res.rows) != 1 {
