@@ -79,6 +79,9 @@ type datasetEntry struct {
 	// to follow (sqlgen.Sorted), or to not follow when !ordered.
 	orderedBy string
 	ordered   bool
+	// dense says the data table's row ids are 0 … n−1 (sqlgen.Dense),
+	// when hasDense.
+	dense, hasDense bool
 }
 
 func newCatalogCache() *catalogCache {
@@ -216,6 +219,28 @@ func (c *catalogCache) putOrder(gen uint64, name, column string, ordered bool) {
 	c.fill(gen, func() {
 		if en, ok := c.datasets[datasetKey(name)]; ok && en.d.Name == name {
 			en.orderedBy, en.ordered = column, ordered
+		}
+	})
+}
+
+// denseRows reports whether dataset name's row ids are known to be dense
+// (dense) and whether that is known at all (ok).
+func (c *catalogCache) denseRows(name string) (dense, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	en, found := c.datasets[datasetKey(name)]
+	if !found || en.d.Name != name || !en.hasDense {
+		return false, false
+	}
+	return en.dense, true
+}
+
+// putDense records whether dataset name's row ids are dense; its entry
+// must be cached.
+func (c *catalogCache) putDense(gen uint64, name string, dense bool) {
+	c.fill(gen, func() {
+		if en, ok := c.datasets[datasetKey(name)]; ok && en.d.Name == name {
+			en.dense, en.hasDense = dense, true
 		}
 	})
 }

@@ -129,6 +129,12 @@ func (e *Engine) ReadRows(ctx context.Context, name string, q RowsQuery) (*Rows,
 			return nil, err
 		}
 	}
+	// A page of a table whose row ids are dense is a row id range.
+	if sel.Limit > 0 && q.Start == nil && q.End == nil {
+		if sel.Dense, err = e.denseRows(ctx, d.Name); err != nil {
+			return nil, err
+		}
+	}
 	sq, args, err := sel.SQL()
 	if err != nil {
 		return nil, err
@@ -186,6 +192,34 @@ func (e *Engine) storedInOrder(ctx context.Context, dataset, column string) (boo
 	}
 	e.cache.putOrder(gen, dataset, column, ordered)
 	return ordered, nil
+}
+
+// denseRows reports whether a dataset's row ids are 0 … n−1, so that a
+// page is a row id range (sqlgen.Select.Dense). The answer is cached with
+// the dataset's entry, as storedInOrder's; without the cache (inside a
+// transaction) it answers false, which is always correct.
+func (e *Engine) denseRows(ctx context.Context, dataset string) (bool, error) {
+	if !e.cached(ctx) {
+		return false, nil
+	}
+	if dense, ok := e.cache.denseRows(dataset); ok {
+		return dense, nil
+	}
+	gen := e.cache.begin()
+	q, err := sqlgen.Dense(dataset)
+	if err != nil {
+		return false, err
+	}
+	r, err := e.store.Rows(ctx, q)
+	if err != nil {
+		return false, fmt.Errorf("check the row ids of %q: %w", dataset, err)
+	}
+	var dense bool
+	if err := scanOne(r, &dense); err != nil {
+		return false, err
+	}
+	e.cache.putDense(gen, dataset, dense)
+	return dense, nil
 }
 
 func (e *Engine) queryCount(ctx context.Context, dataset string, rng sqlgen.Range) (int64, error) {

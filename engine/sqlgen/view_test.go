@@ -46,6 +46,18 @@ func TestCompile(t *testing.T) {
 	add("select a page without a timestamp", q, args, err)
 	q, err = sqlgen.Sorted("s", "day")
 	add("is the storage order the time order", q, nil, err)
+	q, args, err = sqlgen.Select{Dataset: "s", Columns: []string{"day", "x"}, Range: sqlgen.Range{Column: "day"},
+		OrderBy: "day", Sorted: true, Dense: true, Limit: 50, Offset: 100}.SQL()
+	add("select a page of a time series stored in time order with dense row ids", q, args, err)
+	q, args, err = sqlgen.Select{Dataset: "s", Columns: []string{"x"}, Dense: true, Limit: 10}.SQL()
+	add("select a page without a timestamp, dense row ids", q, args, err)
+	q, args, err = sqlgen.Select{Dataset: "s", Columns: []string{"day"}, Range: sqlgen.Range{Column: "day", Start: &start},
+		OrderBy: "day", Sorted: true, Dense: true, Limit: 50, Offset: 100}.SQL()
+	add("a date range keeps LIMIT and OFFSET, dense row ids or not", q, args, err)
+	q, args, err = sqlgen.Select{Dataset: "s", Columns: []string{"day"}, OrderBy: "day", Dense: true, Limit: 50}.SQL()
+	add("so does a sort", q, args, err)
+	q, err = sqlgen.Dense("s")
+	add("are the row ids 0 to n-1", q, nil, err)
 	q, args, err = sqlgen.Count("s", sqlgen.Range{Column: "day", Start: &start})
 	add("count from a start date", q, args, err)
 	q, args, err = sqlgen.DeleteRange("s", sqlgen.Range{Column: "day", End: &end})

@@ -19,6 +19,25 @@ SELECT "x" FROM "data"."s" LIMIT ?;
 -- is the storage order the time order
 SELECT count(*) = 0 FROM (SELECT "day" AS v, lag("day") OVER (ORDER BY rowid) AS p, row_number() OVER (ORDER BY rowid) AS n FROM "data"."s") WHERE n > 1 AND (v < p OR (p IS NULL AND v IS NOT NULL));
 
+-- select a page of a time series stored in time order with dense row ids
+SELECT "day", "x" FROM "data"."s" WHERE rowid >= ? AND rowid < ?;
+-- args: [100 150]
+
+-- select a page without a timestamp, dense row ids
+SELECT "x" FROM "data"."s" WHERE rowid >= ? AND rowid < ?;
+-- args: [0 10]
+
+-- a date range keeps LIMIT and OFFSET, dense row ids or not
+SELECT "day" FROM "data"."s" WHERE "day" >= ? LIMIT ? OFFSET ?;
+-- args: [2017-01-01 00:00:00 +0000 UTC 50 100]
+
+-- so does a sort
+SELECT "day" FROM "data"."s" WHERE rowid IN (SELECT rowid FROM "data"."s" ORDER BY "day", rowid LIMIT ?) ORDER BY "day", rowid;
+-- args: [50]
+
+-- are the row ids 0 to n-1
+SELECT count(*) = coalesce(max(rowid) + 1, 0) FROM "data"."s";
+
 -- count from a start date
 SELECT count(*) FROM "data"."s" WHERE "day" >= ?;
 -- args: [2017-01-01 00:00:00 +0000 UTC]
