@@ -168,58 +168,50 @@ func (e *Engine) countRows(ctx context.Context, dataset string, rng sqlgen.Range
 // storedInOrder reports whether a dataset's rows are stored in the order
 // of its timestamp column, so that a page needs no sort. Most series are
 // written in time order; the answer is cached with the dataset's entry
-// and dropped with it on every write. Without the cache (inside a
-// transaction) it answers false, which is always correct.
+// and dropped with it on every write.
 func (e *Engine) storedInOrder(ctx context.Context, dataset, column string) (bool, error) {
-	if !e.cached(ctx) {
-		return false, nil
-	}
-	if ordered, ok := e.cache.order(dataset, column); ok {
-		return ordered, nil
-	}
-	gen := e.cache.begin()
-	q, err := sqlgen.Sorted(dataset, column)
-	if err != nil {
-		return false, err
-	}
-	r, err := e.store.Rows(ctx, q)
-	if err != nil {
-		return false, fmt.Errorf("check the order of %q: %w", dataset, err)
-	}
-	var ordered bool
-	if err := scanOne(r, &ordered); err != nil {
-		return false, err
-	}
-	e.cache.putOrder(gen, dataset, column, ordered)
-	return ordered, nil
+	return e.tableFact(ctx, fmt.Sprintf("the order of %q", dataset),
+		func() (bool, bool) { return e.cache.order(dataset, column) },
+		func(gen uint64, v bool) { e.cache.putOrder(gen, dataset, column, v) },
+		func() (string, error) { return sqlgen.Sorted(dataset, column) })
 }
 
 // denseRows reports whether a dataset's row ids are 0 … n−1, so that a
 // page is a row id range (sqlgen.Select.Dense). The answer is cached with
-// the dataset's entry, as storedInOrder's; without the cache (inside a
-// transaction) it answers false, which is always correct.
+// the dataset's entry, as storedInOrder's.
 func (e *Engine) denseRows(ctx context.Context, dataset string) (bool, error) {
+	return e.tableFact(ctx, fmt.Sprintf("the row ids of %q", dataset),
+		func() (bool, bool) { return e.cache.denseRows(dataset) },
+		func(gen uint64, v bool) { e.cache.putDense(gen, dataset, v) },
+		func() (string, error) { return sqlgen.Dense(dataset) })
+}
+
+// tableFact answers a yes-or-no question about a data table that lets a
+// read skip work: from the catalog cache (get), else by the query check
+// compiles, whose answer it caches (put). Without the cache (inside a
+// transaction) it answers false, which must always be correct.
+func (e *Engine) tableFact(ctx context.Context, what string, get func() (v, ok bool), put func(gen uint64, v bool), check func() (string, error)) (bool, error) {
 	if !e.cached(ctx) {
 		return false, nil
 	}
-	if dense, ok := e.cache.denseRows(dataset); ok {
-		return dense, nil
+	if v, ok := get(); ok {
+		return v, nil
 	}
 	gen := e.cache.begin()
-	q, err := sqlgen.Dense(dataset)
+	q, err := check()
 	if err != nil {
 		return false, err
 	}
 	r, err := e.store.Rows(ctx, q)
 	if err != nil {
-		return false, fmt.Errorf("check the row ids of %q: %w", dataset, err)
+		return false, fmt.Errorf("check %s: %w", what, err)
 	}
-	var dense bool
-	if err := scanOne(r, &dense); err != nil {
+	var v bool
+	if err := scanOne(r, &v); err != nil {
 		return false, err
 	}
-	e.cache.putDense(gen, dataset, dense)
-	return dense, nil
+	put(gen, v)
+	return v, nil
 }
 
 func (e *Engine) queryCount(ctx context.Context, dataset string, rng sqlgen.Range) (int64, error) {
