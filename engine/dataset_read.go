@@ -129,8 +129,10 @@ func (e *Engine) ReadRows(ctx context.Context, name string, q RowsQuery) (*Rows,
 			return nil, err
 		}
 	}
-	// A page of a table whose row ids are dense is a row id range.
-	if sel.Limit > 0 && q.Start == nil && q.End == nil {
+	// A page in storage order of a table whose row ids are dense is a row
+	// id range (the check is not run for a page that is sorted or ranged,
+	// which reads by LIMIT and OFFSET anyway).
+	if sel.Limit > 0 && q.Start == nil && q.End == nil && (ts == "" || sel.Sorted) {
 		if sel.Dense, err = e.denseRows(ctx, d.Name); err != nil {
 			return nil, err
 		}

@@ -695,7 +695,13 @@ func (j *jsonReader) readRow(sampling bool) (ok, newCol bool, err error) {
 				return false, false, err
 			}
 			newCol = newCol || added
-			j.exact[key] = col
+			// Spellings are remembered up to a few per column: a body
+			// that spells a name a new way in every row must not grow
+			// the map with its rows (the lower-case lookup in column
+			// stays bounded by the columns).
+			if len(j.exact) < 4*len(j.r.cols) {
+				j.exact[key] = col
+			}
 		}
 		// A repeated key replaces the earlier value.
 		for i := start; i < len(j.cells); i++ {

@@ -347,3 +347,28 @@ func TestJSONReadError(t *testing.T) {
 		}
 	}
 }
+
+// Rows may spell a column's name in any case, a new way in every row:
+// past the few spellings the reader remembers, each still finds its
+// column.
+func TestJSONManySpellings(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range 300 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		name := []byte("abcdefghij")
+		for k := range name {
+			if i>>k&1 == 1 {
+				name[k] -= 'a' - 'A'
+			}
+		}
+		fmt.Fprintf(&b, `{"%s":%d,"x":"y"}`, name, i)
+	}
+	b.WriteString("]")
+	res := readJSON(t, b.String(), ingest.Options{}, nil)
+	if res.err != nil || res.types != "abcdefghij:numeric,x:string" || len(res.rows) != 300 || res.rows[299] != "299|y" {
+		t.Fatalf("NewJSON of 300 spellings = %v %s %d rows, want one numeric column abcdefghij", res.err, res.types, len(res.rows))
+	}
+}
